@@ -1,0 +1,3 @@
+from infrabook.cli import main
+
+raise SystemExit(main())

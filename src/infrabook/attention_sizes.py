@@ -1,0 +1,156 @@
+"""Attention sizes and memory traffic: standard attention against FlashAttention's tiles.
+
+Standard attention (section 3) writes S = QK^T/sqrt(d) and P = softmax(S) to memory and reads
+each back once, so its intermediate traffic grows as L**2. FlashAttention keeps S and P on
+chip; what it cannot avoid is re-reading K and V once per query tile (Dao et al. 2022,
+Theorem 2), so the article's ideal "read Q, K, V once, write O once" is a lower bound that
+real tiles exceed by a factor of about L / block_q on K and V.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from infrabook import config
+from infrabook.units import check_positive_int, dtype_bytes
+
+
+@dataclass(frozen=True)
+class AttentionSizes:
+    """Bytes of one head's tensors and the traffic of standard attention."""
+
+    seq_len: int
+    head_dim: int
+    dtype: str
+    score_dtype: str
+
+    def __post_init__(self) -> None:
+        check_positive_int("seq_len", self.seq_len)
+        check_positive_int("head_dim", self.head_dim)
+        dtype_bytes(self.dtype)
+        dtype_bytes(self.score_dtype)
+
+    @property
+    def qkvo_bytes(self) -> int:
+        """Bytes of each of Q, K, V and O: L x d elements."""
+        return self.seq_len * self.head_dim * dtype_bytes(self.dtype)
+
+    @property
+    def score_bytes(self) -> int:
+        """Bytes of each of S and P: L x L elements at the score dtype."""
+        return self.seq_len * self.seq_len * dtype_bytes(self.score_dtype)
+
+    @property
+    def io_traffic(self) -> int:
+        """Read Q, K, V once and write O once: the unavoidable traffic."""
+        return 4 * self.qkvo_bytes
+
+    @property
+    def intermediate_traffic(self) -> int:
+        """Standard attention writes S and P once and reads each back once."""
+        return 4 * self.score_bytes
+
+    @property
+    def standard_traffic(self) -> int:
+        """Total traffic of the standard (materialising) implementation."""
+        return self.io_traffic + self.intermediate_traffic
+
+
+def attention_sizes(
+    seq_len: int, head_dim: int, dtype: str = "bf16", score_dtype: str = "fp32"
+) -> AttentionSizes:
+    """Sizes for one head. The article's case, L=8192, d=128, bf16 inputs, fp32 scores:
+
+    >>> a = attention_sizes(8192, 128, "bf16", "fp32")
+    >>> a.qkvo_bytes / 2**20, a.score_bytes / 2**20, a.io_traffic / 2**20
+    (2.0, 256.0, 8.0)
+    >>> a.intermediate_traffic / 2**30
+    1.0
+    """
+    return AttentionSizes(seq_len, head_dim, dtype, score_dtype)
+
+
+@dataclass(frozen=True)
+class FlashTraffic:
+    """FlashAttention forward traffic for one head at given tiles, split by tensor."""
+
+    q_bytes: int
+    kv_bytes: int
+    o_bytes: int
+    query_tiles: int
+
+    @property
+    def total(self) -> int:
+        """All bytes read and written."""
+        return self.q_bytes + self.kv_bytes + self.o_bytes
+
+
+def flash_traffic(
+    seq_len: int,
+    head_dim: int,
+    dtype: str = "bf16",
+    block_q: int = 128,
+    block_k: int = 64,
+    causal: bool = False,
+) -> FlashTraffic:
+    """Bytes FlashAttention's forward pass moves when each query tile streams K and V.
+
+    Every query tile of ``block_q`` rows reads Q once, writes O once and reads the K and V
+    tiles it needs: all ``ceil(L / block_k)`` of them, or with ``causal`` only those at or
+    before its last row. ``block_k`` therefore matters only for the causal count.
+
+    At the article's size with 128-row query tiles, K and V are read 64 times:
+
+    >>> f = flash_traffic(8192, 128, "bf16", block_q=128, block_k=64)
+    >>> f.query_tiles, f.kv_bytes / 2**20, f.total / 2**20
+    (64, 256.0, 260.0)
+
+    One query tile covering the whole sequence is the article's ideal of 8 MiB:
+
+    >>> flash_traffic(8192, 128, "bf16", block_q=8192).total / 2**20
+    8.0
+    """
+    check_positive_int("seq_len", seq_len)
+    check_positive_int("head_dim", head_dim)
+    check_positive_int("block_q", block_q)
+    check_positive_int("block_k", block_k)
+    row = head_dim * dtype_bytes(dtype)
+    query_tiles = math.ceil(seq_len / block_q)
+    kv_rows = 0
+    for t in range(query_tiles):
+        if causal:
+            last_row = min((t + 1) * block_q, seq_len)
+            kv_rows += min(math.ceil(last_row / block_k) * block_k, seq_len)
+        else:
+            kv_rows += seq_len
+    return FlashTraffic(
+        q_bytes=seq_len * row,
+        kv_bytes=2 * kv_rows * row,
+        o_bytes=seq_len * row,
+        query_tiles=query_tiles,
+    )
+
+
+def article_attention() -> AttentionSizes:
+    """The article's attention case from ``conf/scenarios.toml``.
+
+    >>> article_attention().seq_len
+    8192
+    """
+    s = config.scenarios()["attention"]
+    return attention_sizes(s["seq_len"], s["head_dim"], s["dtype"], s["score_dtype"])
+
+
+def attention_flop(seq_len: int, head_dim: int, causal: bool = False) -> int:
+    """Forward FLOP of one head: two L x L x d matmuls at 2 FLOP per multiply-add.
+
+    Causal masking skips about half, counted here as exactly half as is customary.
+
+    >>> attention_flop(8192, 128) / 1e9
+    34.359738368
+    """
+    check_positive_int("seq_len", seq_len)
+    check_positive_int("head_dim", head_dim)
+    flop = 4 * seq_len * seq_len * head_dim
+    return flop // 2 if causal else flop

@@ -1,0 +1,248 @@
+"""Shape strategies: generic, bucketed, per-shape specialised (section 5.2).
+
+Bucketing rounds each call up to the smallest prepared shape (bucket) that fits it, so it
+executes padding rows; it wins when the matrix utilisation (MFU) it buys is worth more than
+the padding it costs. Time per group of calls = FLOP executed / (MFU x peak).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from infrabook import config
+from infrabook.units import check_finite_nonnegative, check_positive_int
+
+Calls = tuple[tuple[int, int], ...]  # (rows, number of calls)
+
+
+def check_calls(calls: Sequence[Sequence[int]]) -> Calls:
+    """Validate ``(rows, count)`` pairs and return them as a tuple.
+
+    >>> check_calls([[256, 8], [1536, 1]])
+    ((256, 8), (1536, 1))
+    """
+    if len(calls) == 0:
+        raise ValueError("calls must not be empty: expected (rows, count) pairs")
+    out = []
+    for pair in calls:
+        if len(pair) != 2:
+            raise ValueError(f"each call must be a (rows, count) pair, got {pair!r}")
+        out.append((check_positive_int("rows", pair[0]), check_positive_int("count", pair[1])))
+    return tuple(out)
+
+
+def check_buckets(buckets: Sequence[int]) -> tuple[int, ...]:
+    """Validate bucket sizes and return them sorted.
+
+    >>> check_buckets([2048, 512])
+    (512, 2048)
+    """
+    if len(buckets) == 0:
+        raise ValueError("buckets must not be empty")
+    out = sorted(check_positive_int("bucket", b) for b in buckets)
+    if len(set(out)) != len(out):
+        raise ValueError(f"buckets must be distinct, got {list(buckets)!r}")
+    return tuple(out)
+
+
+def bucket_for(rows: int, buckets: Sequence[int]) -> int:
+    """The smallest bucket that holds ``rows``.
+
+    >>> bucket_for(256, (512, 2048)), bucket_for(1536, (512, 2048))
+    (512, 2048)
+    """
+    check_positive_int("rows", rows)
+    sizes = check_buckets(buckets)
+    i = bisect.bisect_left(sizes, rows)
+    if i == len(sizes):
+        raise ValueError(
+            f"a call of {rows} rows is larger than the largest bucket ({sizes[-1]}): "
+            "add a bucket that holds it"
+        )
+    return sizes[i]
+
+
+def actual_rows(calls: Sequence[Sequence[int]]) -> int:
+    """Rows the calls really contain.
+
+    >>> actual_rows([(256, 8), (1536, 1), (2048, 1)])
+    5632
+    """
+    return sum(r * n for r, n in check_calls(calls))
+
+
+def executed_rows(calls: Sequence[Sequence[int]], buckets: Sequence[int] | None) -> int:
+    """Rows executed: each call padded to its bucket, or as is when ``buckets`` is None.
+
+    >>> executed_rows([(256, 8), (1536, 1), (2048, 1)], (512, 2048))
+    8192
+    """
+    checked = check_calls(calls)
+    if buckets is None:
+        return actual_rows(checked)
+    return sum(bucket_for(r, buckets) * n for r, n in checked)
+
+
+def padding_fraction(calls: Sequence[Sequence[int]], buckets: Sequence[int]) -> float:
+    """Extra rows executed, as a fraction of the real rows.
+
+    >>> round(padding_fraction([(256, 8), (1536, 1), (2048, 1)], (512, 2048)), 4)
+    0.4545
+    """
+    return executed_rows(calls, buckets) / actual_rows(calls) - 1
+
+
+def effective_rate_tflops(mfu: float, peak_tflops: float) -> float:
+    """Useful throughput: MFU x peak.
+
+    >>> round(effective_rate_tflops(0.2, 503.8), 2)
+    100.76
+    """
+    peak = check_finite_nonnegative("peak_tflops", peak_tflops)
+    if peak == 0:
+        raise ValueError("peak_tflops must be > 0, got 0")
+    if isinstance(mfu, bool) or not isinstance(mfu, int | float) or not 0 < mfu <= 1:
+        raise ValueError(f"mfu must be a fraction in (0, 1], got {mfu!r}")
+    return mfu * peak
+
+
+def group_time_ms(rows: int, flop_per_row: float, rate_tflops: float) -> float:
+    """Milliseconds to execute ``rows`` rows at ``rate_tflops``.
+
+    The article's generic strategy: 5,632 rows of a d_model=4096, d_ff=12288 FFN at 100 TFLOP/s:
+
+    >>> round(group_time_ms(5632, 6 * 4096 * 12288, 100.0), 1)
+    17.0
+    """
+    check_positive_int("rows", rows)
+    check_finite_nonnegative("flop_per_row", flop_per_row)
+    check_finite_nonnegative("rate_tflops", rate_tflops)
+    if rate_tflops == 0:
+        raise ValueError("rate_tflops must be > 0, got 0")
+    return rows * flop_per_row / (rate_tflops * 1e12) * 1e3
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A shape strategy: whether it pads to buckets, its MFU and its preparation time."""
+
+    name: str
+    label: str
+    bucketed: bool
+    mfu: float
+    prep_ms: float
+    article_rate_tflops: float | None = None
+
+    def __post_init__(self) -> None:
+        effective_rate_tflops(self.mfu, 1.0)
+        check_finite_nonnegative(f"prep_ms of {self.name!r}", self.prep_ms)
+
+
+@dataclass(frozen=True)
+class StrategyCost:
+    """One row of the article's table 5-12, recomputed."""
+
+    strategy: Strategy
+    executed_rows: int
+    actual_rows: int
+    rate_tflops: float
+    time_ms: float
+
+    @property
+    def padding_fraction(self) -> float:
+        """Extra rows executed over real rows."""
+        return self.executed_rows / self.actual_rows - 1
+
+
+def cost(
+    strategy: Strategy,
+    calls: Sequence[Sequence[int]],
+    buckets: Sequence[int],
+    flop_per_row: float,
+    rate_tflops: float,
+) -> StrategyCost:
+    """Rows executed and time per group of calls for one strategy at a given rate.
+
+    >>> s = Strategy("bucketed", "分桶", True, 0.4, 400.0)
+    >>> c = cost(s, [(256, 8), (1536, 1), (2048, 1)], (512, 2048), 6 * 4096 * 12288, 200.0)
+    >>> c.executed_rows, round(c.time_ms, 1)
+    (8192, 12.4)
+    """
+    rows = executed_rows(calls, buckets if strategy.bucketed else None)
+    return StrategyCost(
+        strategy=strategy,
+        executed_rows=rows,
+        actual_rows=actual_rows(calls),
+        rate_tflops=rate_tflops,
+        time_ms=group_time_ms(rows, flop_per_row, rate_tflops),
+    )
+
+
+@dataclass(frozen=True)
+class BucketingScenario:
+    """The article's example 5-12 as data."""
+
+    calls: Calls
+    buckets: tuple[int, ...]
+    peak_tflops: float
+    flop_per_row: int
+    strategies: tuple[Strategy, ...]
+
+    def costs(self, rates: str = "article") -> tuple[StrategyCost, ...]:
+        """Each strategy's cost, at the article's stated rates (``"article"``) or at
+        MFU x the unrounded peak (``"peak"``).
+
+        >>> [round(c.time_ms, 1) for c in article_bucketing().costs("article")]
+        [17.0, 12.4, 6.8]
+        >>> [round(c.time_ms, 2) for c in article_bucketing().costs("peak")]
+        [16.88, 12.28, 6.75]
+        """
+        if rates not in ("article", "peak"):
+            raise ValueError(f"rates must be 'article' or 'peak', got {rates!r}")
+        out = []
+        for s in self.strategies:
+            rate = (
+                s.article_rate_tflops
+                if rates == "article" and s.article_rate_tflops is not None
+                else effective_rate_tflops(s.mfu, self.peak_tflops)
+            )
+            out.append(cost(s, self.calls, self.buckets, self.flop_per_row, rate))
+        return tuple(out)
+
+
+def article_bucketing() -> BucketingScenario:
+    """Example 5-12 from ``conf/scenarios.toml``.
+
+    >>> sc = article_bucketing()
+    >>> sc.flop_per_row, sc.peak_tflops
+    (301989888, 503.8)
+    """
+    s = config.scenarios()["bucketing"]
+    return BucketingScenario(
+        calls=check_calls(s["calls"]),
+        buckets=check_buckets(s["buckets"]),
+        peak_tflops=s["peak_tflops"],
+        flop_per_row=s["flop_per_row_factor"] * s["d_model"] * s["d_ff"],
+        strategies=tuple(Strategy(**st) for st in s["strategies"]),
+    )
+
+
+def parse_calls(text: str) -> Calls:
+    """Parse ``"256x8,1536,2048"`` (rows, optionally x count) into (rows, count) pairs.
+
+    >>> parse_calls("256x8,1536,2048")
+    ((256, 8), (1536, 1), (2048, 1))
+    """
+    pairs = []
+    for item in text.split(","):
+        item = item.strip()
+        rows, _, count = item.partition("x")
+        try:
+            pairs.append((int(rows), int(count) if count else 1))
+        except ValueError:
+            raise ValueError(
+                f"cannot read call {item!r}: expected ROWS or ROWSxCOUNT, e.g. 256x8"
+            ) from None
+    return check_calls(pairs)

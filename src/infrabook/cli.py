@@ -1,0 +1,278 @@
+"""The ``infrabook`` command: the article's recomputation, and the calculators on your numbers.
+
+Every subcommand's defaults come from ``conf/scenarios.toml``, so a bare subcommand shows the
+article's case. Bad input prints one line on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, is_dataclass
+from fractions import Fraction
+from typing import Any, NoReturn
+
+from infrabook import config
+from infrabook.attention_sizes import attention_sizes, flash_traffic
+from infrabook.audit import audit
+from infrabook.bucketing import BucketingScenario, article_bucketing, check_buckets, parse_calls
+from infrabook.crossover import Line, pairwise, parse_strategy, regimes
+from infrabook.dataflow import account, fully_fused, unfused
+from infrabook.ffn_chain import activation_chain
+from infrabook.fusion_search import rank_plans
+from infrabook.launches import launch_counts
+from infrabook.online_softmax import Ln, trace
+from infrabook.units import GiB, mib
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _jsonable(obj: Any) -> Any:
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return _jsonable(asdict(obj))
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, Fraction | Ln):
+        return str(obj)
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return str(obj)
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    return obj
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError(f"cannot read {text!r}: expected comma-separated numbers") from None
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError(f"cannot read {text!r}: expected comma-separated integers") from None
+
+
+def _table(rows: Sequence[Sequence[Any]]) -> str:
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                     for r in cells)
+
+
+def calc_lines() -> list[str]:
+    """The article's section 6 recomputation, line by line, from ``conf/``.
+
+    >>> print(calc_lines()[0])
+    融合: 分开 120 MiB → 融合 72 MiB(比 0.60,理论 1.67×);三步 156/108/60 MiB
+    """
+    s = config.scenarios()
+    chain = s["ffn_chain"]
+    two = activation_chain(chain["rows"], chain["cols"], chain["dtype"])
+    three = activation_chain(chain["rows"], chain["cols"], chain["dtype"], chain["quant_dtype"])
+    sep, fus = account(two, unfused(two)), account(two, fully_fused(two))
+    sep3, fus3 = account(three, unfused(three)), account(three, fully_fused(three))
+    mid3 = account(three, (("silu", "mul"), ("quant",)))
+    att = s["attention"]
+    a = attention_sizes(att["seq_len"], att["head_dim"], att["dtype"], att["score_dtype"])
+    sm = s["online_softmax"]
+    steps = trace([Ln(w) for w in sm["score_exps"]], [Fraction(v) for v in sm["values"]],
+                  sm["block"])
+    last = steps[-1]
+    scores = ",".join(str(st) for step in steps for st in step.scores).replace("ln(2)", "ln2")
+    values = ",".join(str(v) for v in sm["values"])
+    costs = article_bucketing().costs("article")
+    lines = [Line(c.strategy.label, c.strategy.prep_ms, round(c.time_ms, 1)) for c in costs]
+    cross = {(c.a, c.b): c.runs for c in pairwise(lines)}
+    g, b, p = (line.name for line in lines)
+    return [
+        f"融合: 分开 {mib(sep.traffic):.0f} MiB → 融合 {mib(fus.traffic):.0f} MiB"
+        f"(比 {fus.traffic / sep.traffic:.2f},理论 {sep.traffic / fus.traffic:.2f}×);"
+        f"三步 {mib(sep3.traffic):.0f}/{mib(mid3.traffic):.0f}/{mib(fus3.traffic):.0f} MiB",
+        f"峰值: 分开 {mib(sep3.peak_live_bytes):.0f} MiB vs 全融合 "
+        f"{mib(fus3.peak_live_bytes):.0f} MiB(读写 -{mib(sep3.traffic - fus3.traffic):.0f} MiB,"
+        f"峰值只 -{mib(sep3.peak_live_bytes - fus3.peak_live_bytes):.0f} MiB)",
+        f"FlashAttention(L={a.seq_len},d={a.head_dim},{a.dtype.upper()}): QKV/O 各 "
+        f"{mib(a.qkvo_bytes):.0f} MiB;S、P 各 {mib(a.score_bytes):.0f} MiB → 中间读写 "
+        f"{a.intermediate_traffic / GiB:.1f} GiB(S、P 各写读一次)",
+        f"在线 softmax: [{scores}]/[{values}] → r={float(last.r)} → ℓ'={float(last.state.l)}, "
+        f"u'={float(last.state.u)} → {float(last.state.result):.4f}(= {last.state.result})",
+        f"交叉点: {g}↔{b} {cross[(g, b)]:.0f} 组;{b}↔{p} {cross[(b, p)]:.0f} 组;"
+        f"{g}↔{p} {cross[(g, p)]:.0f} 组",
+    ]
+
+
+def _cmd_calc(args: argparse.Namespace) -> Any:
+    lines = calc_lines()
+    return {"lines": lines}, "\n".join(lines)
+
+
+def _cmd_fusion(args: argparse.Namespace) -> Any:
+    graph = activation_chain(args.rows, args.cols, args.dtype, args.quant_dtype)
+    ranked = rank_plans(graph)
+    rows = [("plan", "kernels", "traffic MiB", "peak MiB")]
+    rows += [(r.label, r.accounting.kernel_count, f"{mib(r.accounting.traffic):g}",
+              f"{mib(r.accounting.peak_live_bytes):g}") for r in ranked]
+    detail = [("kernel", "reads", "writes", "read MiB", "written MiB")]
+    for r in (ranked[-1], ranked[0]):
+        detail += [(k.name, ",".join(k.reads), ",".join(k.writes), f"{mib(k.bytes_read):g}",
+                    f"{mib(k.bytes_written):g}") for k in r.accounting.kernels]
+    data = [{"plan": r.label, "kernels": [asdict(k) for k in r.accounting.kernels],
+             "traffic_bytes": r.accounting.traffic,
+             "peak_live_bytes": r.accounting.peak_live_bytes} for r in ranked]
+    return data, _table(rows) + "\n\n" + _table(detail)
+
+
+def _cmd_attention(args: argparse.Namespace) -> Any:
+    a = attention_sizes(args.seq_len, args.head_dim, args.dtype, args.score_dtype)
+    f = flash_traffic(args.seq_len, args.head_dim, args.dtype, args.block_q, args.block_k,
+                      args.causal)
+    data = {"qkvo_bytes": a.qkvo_bytes, "score_bytes": a.score_bytes,
+            "io_traffic_bytes": a.io_traffic,
+            "standard_intermediate_traffic_bytes": a.intermediate_traffic,
+            "standard_traffic_bytes": a.standard_traffic,
+            "flash": asdict(f) | {"total": f.total}}
+    text = _table([
+        ("quantity", "MiB"),
+        ("Q / K / V / O (each)", f"{mib(a.qkvo_bytes):g}"),
+        ("S / P (each)", f"{mib(a.score_bytes):g}"),
+        ("standard: Q,K,V read + O write", f"{mib(a.io_traffic):g}"),
+        ("standard: S, P written and read", f"{mib(a.intermediate_traffic):g}"),
+        (f"flash ({f.query_tiles} query tiles of {args.block_q}): total", f"{mib(f.total):g}"),
+        ("flash: K and V reads", f"{mib(f.kv_bytes):g}"),
+    ])
+    return data, text
+
+
+def _cmd_softmax(args: argparse.Namespace) -> Any:
+    steps = trace(_floats(args.scores), _floats(args.values), args.block)
+    rows = [("block", "scores", "m", "l", "u", "r")]
+    rows += [(s.index, ",".join(f"{x:g}" for x in s.scores), f"{s.state.m:.6g}",
+              f"{s.state.l:.6g}", f"{float(s.state.u):.6g}", f"{float(s.r):.6g}") for s in steps]
+    result = float(steps[-1].state.result)
+    data = {"steps": [asdict(s) for s in steps], "result": result}
+    return data, _table(rows) + f"\nresult u/l = {result:.6g}"
+
+
+def _cmd_launches(args: argparse.Namespace) -> Any:
+    counts = launch_counts(args.runs, args.kernels_per_run, args.fused_kernels_per_run)
+    rows = [("config", "host submissions", "kernels")]
+    rows += [(c.name, c.host_submissions, c.kernels) for c in counts]
+    return [asdict(c) for c in counts], _table(rows)
+
+
+def _scenario_for(args: argparse.Namespace) -> BucketingScenario:
+    base = article_bucketing()
+    return BucketingScenario(parse_calls(args.rows), check_buckets(_ints(args.buckets)),
+                             base.peak_tflops, base.flop_per_row, base.strategies)
+
+
+def _cmd_buckets(args: argparse.Namespace) -> Any:
+    costs = _scenario_for(args).costs(args.rates)
+    rows = [("strategy", "rows executed", "padding", "MFU", "rate TFLOP/s", "time ms", "prep ms")]
+    rows += [(c.strategy.name, c.executed_rows, f"{c.padding_fraction:+.1%}",
+              f"{c.strategy.mfu:.0%}", f"{c.rate_tflops:g}", f"{c.time_ms:.2f}",
+              f"{c.strategy.prep_ms:g}") for c in costs]
+    data = [asdict(c) | {"padding_fraction": c.padding_fraction} for c in costs]
+    return data, _table(rows)
+
+
+def _cmd_crossover(args: argparse.Namespace) -> Any:
+    if args.strategy:
+        lines = [parse_strategy(s) for s in args.strategy]
+    else:
+        lines = [Line(c.strategy.name, c.strategy.prep_ms, round(c.time_ms, 1))
+                 for c in article_bucketing().costs("article")]
+    cross = pairwise(lines)
+    regs = regimes(lines)
+    text = _table([("a", "b", "equal cost at r")] +
+                  [(c.a, c.b, f"{c.runs:.1f}") for c in cross])
+    text += "\n\n" + _table([("runs from", "to", "cheapest")] +
+                            [(f"{g.start:.1f}", f"{g.end:.1f}", g.best) for g in regs])
+    return {"crossings": cross, "regimes": regs}, text
+
+
+def _cmd_audit(args: argparse.Namespace) -> Any:
+    rows = audit()
+    table = [("section", "claim", "stated", "recomputed", "verdict")]
+    table += [(r.section, r.id, f"{r.stated} {r.unit}".strip(),
+               f"{r.recomputed_text} {r.recomputed_unit}".strip(), r.verdict) for r in rows]
+    notes = [f"{r.id}: {r.note}" for r in rows if r.note]
+    return rows, _table(table) + "\n\nnotes:\n" + "\n".join(notes)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser, with the article's case as every default."""
+    s = config.scenarios()
+    chain, att, sm = s["ffn_chain"], s["attention"], s["online_softmax"]
+    gr, bk = s["graph_replay"], s["bucketing"]
+    dtypes = ("fp32", "fp16", "bf16")
+    parser = _Parser(prog="infrabook", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def command(name: str, func: Callable[[argparse.Namespace], Any], help_: str) -> Any:
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        p.set_defaults(func=func)
+        return p
+
+    command("calc", _cmd_calc, "the article's section 6 recomputation")
+    p = command("fusion", _cmd_fusion, "traffic and peak of every fusion plan of the chain")
+    p.add_argument("--rows", type=int, default=chain["rows"])
+    p.add_argument("--cols", type=int, default=chain["cols"])
+    p.add_argument("--dtype", choices=dtypes, default=chain["dtype"])
+    p.add_argument("--quant-dtype", choices=("int8", "fp8"), default=None,
+                   help="add the 1-byte quantisation step")
+    p = command("attention", _cmd_attention, "standard vs FlashAttention sizes and traffic")
+    p.add_argument("--seq-len", type=int, default=att["seq_len"])
+    p.add_argument("--head-dim", type=int, default=att["head_dim"])
+    p.add_argument("--dtype", choices=dtypes, default=att["dtype"])
+    p.add_argument("--score-dtype", choices=dtypes, default=att["score_dtype"])
+    p.add_argument("--block-q", type=int, default=att["block_q"])
+    p.add_argument("--block-k", type=int, default=att["block_k"])
+    p.add_argument("--causal", action="store_true")
+    p = command("softmax", _cmd_softmax, "online softmax traced block by block")
+    p.add_argument("--scores", default=",".join(str(math.log(w)) for w in sm["score_exps"]))
+    p.add_argument("--values", default=",".join(str(v) for v in sm["values"]))
+    p.add_argument("--block", type=int, default=sm["block"])
+    p = command("launches", _cmd_launches, "host submissions vs kernels executed")
+    p.add_argument("--runs", type=int, default=gr["runs"])
+    p.add_argument("--kernels-per-run", type=int, default=gr["kernels_per_run"])
+    p.add_argument("--fused-kernels-per-run", type=int, default=gr["fused_kernels_per_run"])
+    p = command("buckets", _cmd_buckets, "rows, padding and time of each shape strategy")
+    p.add_argument("--rows", default=",".join(f"{r}x{n}" if n > 1 else str(r)
+                                              for r, n in bk["calls"]))
+    p.add_argument("--buckets", default=",".join(str(b) for b in bk["buckets"]))
+    p.add_argument("--rates", choices=("article", "peak"), default="article",
+                   help="the article's stated rates, or MFU x the unrounded peak")
+    p = command("crossover", _cmd_crossover, "where T = P + r*T lines cross")
+    p.add_argument("--strategy", action="append", metavar="NAME:PREP_MS:RUN_MS",
+                   help="repeatable; default: the article's three strategies")
+    command("audit", _cmd_audit, "every numeric claim of the article, recomputed")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        data, text = args.func(args)
+    except ValueError as err:
+        print(f"infrabook {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(_jsonable(data), ensure_ascii=False, indent=2))
+    else:
+        print(text)
+    return 0

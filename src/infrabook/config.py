@@ -1,0 +1,120 @@
+"""The one loader for ``conf/``: the article's scenarios and the hardware profiles.
+
+The files live in the repository's ``conf/`` folder and are packaged into the wheel as
+``infrabook/conf``; ``INFRABOOK_CONF`` points the loader at another folder.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+
+def conf_dir() -> Path:
+    """The folder the TOML files are read from.
+
+    >>> (conf_dir() / "scenarios.toml").is_file()
+    True
+    """
+    override = os.environ.get("INFRABOOK_CONF")
+    if override:
+        return Path(override)
+    packaged = Path(str(files("infrabook"))) / "conf"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "conf"
+
+
+@cache
+def _load(name: str, folder: Path) -> dict[str, Any]:
+    path = folder / name
+    if not path.is_file():
+        raise FileNotFoundError(f"configuration file {path} not found (set INFRABOOK_CONF?)")
+    with path.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def scenarios() -> dict[str, Any]:
+    """The article's worked examples from ``conf/scenarios.toml``.
+
+    >>> scenarios()["ffn_chain"]["cols"]
+    12288
+    """
+    return _load("scenarios.toml", conf_dir())
+
+
+def claims() -> list[dict[str, Any]]:
+    """The article's numeric claims from ``conf/claims.toml``, in the article's order.
+
+    >>> claims()[0]["id"]
+    'fusion.tensor_mib'
+    """
+    return _load("claims.toml", conf_dir())["claim"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One hardware figure and where it comes from; ``value`` is None when unknown."""
+
+    value: float | None
+    source: str
+
+
+@dataclass(frozen=True)
+class Device:
+    """A device profile: dense bf16 peak, DRAM bandwidth, L2, on-chip memory, SM count."""
+
+    key: str
+    name: str
+    bf16_dense_tflops: Figure
+    dram_tb_s: Figure
+    l2_mb: Figure
+    smem_per_sm_kib: Figure
+    sm_count: Figure
+
+    @property
+    def l2_bytes(self) -> float | None:
+        """L2 size in bytes (MB here are 10**6 bytes), or None when unknown."""
+        return None if self.l2_mb.value is None else self.l2_mb.value * 1e6
+
+
+def _figure(entry: dict[str, Any]) -> Figure:
+    value = entry.get("value")
+    return Figure(None if value is None else float(value), entry["source"])
+
+
+def devices() -> dict[str, Device]:
+    """All device profiles of ``conf/hardware.toml``, keyed by their short name.
+
+    >>> devices()["h200"].dram_tb_s.value
+    4.8
+    >>> devices()["rtx_pro_6000"].bf16_dense_tflops.value
+    503.8
+    """
+    raw = _load("hardware.toml", conf_dir())["devices"]
+    return {
+        key: Device(
+            key=key,
+            name=d["name"],
+            **{f: _figure(d[f]) for f in
+               ("bf16_dense_tflops", "dram_tb_s", "l2_mb", "smem_per_sm_kib", "sm_count")},
+        )
+        for key, d in raw.items()
+    }
+
+
+def device(key: str) -> Device:
+    """One device profile by key, with a clear error for an unknown one.
+
+    >>> device("a100_80gb").sm_count.value
+    108.0
+    """
+    profiles = devices()
+    if key not in profiles:
+        raise ValueError(f"unknown device {key!r}: expected one of {', '.join(profiles)}")
+    return profiles[key]

@@ -1,0 +1,161 @@
+"""When does preparation pay? T_total = P + r * T for r runs (section 5.3).
+
+A strategy with preparation time P and time per run T costs P + r*T over r runs. Two
+strategies cost the same at r* = (P_b - P_a) / (T_a - T_b); the cheapest strategy for each r
+is the lower envelope of the lines, and its breaks are the regime boundaries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from infrabook.units import check_finite_nonnegative, check_finite_positive
+
+
+@dataclass(frozen=True)
+class Line:
+    """A strategy's cost line: ``prep_ms + r * run_ms``."""
+
+    name: str
+    prep_ms: float
+    run_ms: float
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("a strategy needs a non-empty name")
+        check_finite_nonnegative(f"prep_ms of {self.name!r}", self.prep_ms)
+        check_finite_positive(f"run_ms of {self.name!r}", self.run_ms)
+
+    def total_ms(self, runs: float) -> float:
+        """Total milliseconds over ``runs`` runs.
+
+        >>> Line("generic", 100, 17.0).total_ms(10)
+        270.0
+        """
+        return self.prep_ms + runs * self.run_ms
+
+
+def crossover(a: Line, b: Line) -> float:
+    """The number of runs at which ``a`` and ``b`` cost the same.
+
+    The article's generic against bucketed (100 + 17.0 r = 400 + 12.4 r):
+
+    >>> round(crossover(Line("generic", 100, 17.0), Line("bucketed", 400, 12.4)), 1)
+    65.2
+
+    A negative value means the lines cross before the first run: one strategy is cheaper
+    for every r >= 0.
+    """
+    if a.run_ms == b.run_ms:
+        raise ValueError(
+            f"{a.name!r} and {b.name!r} have the same run time ({a.run_ms} ms): "
+            "their lines are parallel and never cross"
+        )
+    return (b.prep_ms - a.prep_ms) / (a.run_ms - b.run_ms)
+
+
+def check_lines(lines: Sequence[Line]) -> tuple[Line, ...]:
+    """At least two lines with distinct names."""
+    if len(lines) < 2:
+        raise ValueError(f"need at least two strategies to compare, got {len(lines)}")
+    names = [line.name for line in lines]
+    if len(set(names)) != len(names):
+        raise ValueError(f"strategy names must be distinct, got {names}")
+    return tuple(lines)
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """Where two strategies cost the same."""
+
+    a: str
+    b: str
+    runs: float
+
+
+def pairwise(lines: Sequence[Line]) -> tuple[Crossing, ...]:
+    """Every pair's crossover, in the order the lines are given.
+
+    >>> ls = [Line("generic", 100, 17.0), Line("bucketed", 400, 12.4),
+    ...       Line("specialised", 900, 6.8)]
+    >>> [(c.a, c.b, round(c.runs)) for c in pairwise(ls)]
+    [('generic', 'bucketed', 65), ('generic', 'specialised', 78), ('bucketed', 'specialised', 89)]
+    """
+    checked = check_lines(lines)
+    return tuple(
+        Crossing(a.name, b.name, crossover(a, b))
+        for i, a in enumerate(checked)
+        for b in checked[i + 1:]
+    )
+
+
+def best_at(lines: Sequence[Line], runs: float) -> Line:
+    """The cheapest strategy over ``runs`` runs (the first listed wins a tie).
+
+    >>> ls = [Line("generic", 100, 17.0), Line("bucketed", 400, 12.4)]
+    >>> best_at(ls, 10).name, best_at(ls, 100).name
+    ('generic', 'bucketed')
+    """
+    check_finite_nonnegative("runs", runs)
+    return min(check_lines(lines), key=lambda line: line.total_ms(runs))
+
+
+@dataclass(frozen=True)
+class Regime:
+    """A range of run counts [start, end) over which one strategy is cheapest."""
+
+    start: float
+    end: float
+    best: str
+
+
+def regimes(lines: Sequence[Line]) -> tuple[Regime, ...]:
+    """The lower envelope of the lines for r >= 0, as consecutive regimes.
+
+    >>> ls = [Line("generic", 100, 17.0), Line("bucketed", 400, 12.4),
+    ...       Line("specialised", 900, 6.8)]
+    >>> [(round(g.start, 1), round(g.end, 1), g.best) for g in regimes(ls)]
+    [(0.0, 65.2, 'generic'), (65.2, 89.3, 'bucketed'), (89.3, inf, 'specialised')]
+    """
+    checked = check_lines(lines)
+    points = sorted(
+        {0.0}
+        | {
+            c.runs
+            for c in pairwise(checked)
+            if c.runs > 0 and math.isfinite(c.runs)
+        }
+    )
+    samples = [(lo + hi) / 2 for lo, hi in zip(points, points[1:], strict=False)]
+    samples.append(points[-1] + 1.0)
+    out: list[Regime] = []
+    for lo, probe in zip(points, samples, strict=True):
+        best = best_at(checked, probe).name
+        if out and out[-1].best == best:
+            continue
+        if out:
+            out[-1] = Regime(out[-1].start, lo, out[-1].best)
+        out.append(Regime(lo, math.inf, best))
+    return tuple(out)
+
+
+def parse_strategy(text: str) -> Line:
+    """Parse ``NAME:PREP_MS:RUN_MS``.
+
+    >>> parse_strategy("bucketed:400:12.4")
+    Line(name='bucketed', prep_ms=400.0, run_ms=12.4)
+    """
+    parts = text.split(":")
+    if len(parts) != 3:
+        raise ValueError(f"cannot read strategy {text!r}: expected NAME:PREP_MS:RUN_MS")
+    name, prep, run = parts
+    try:
+        return Line(name.strip(), float(prep), float(run))
+    except ValueError as err:
+        if "could not convert" in str(err):
+            raise ValueError(
+                f"cannot read strategy {text!r}: PREP_MS and RUN_MS must be numbers"
+            ) from None
+        raise

@@ -1,0 +1,62 @@
+"""The article's FFN activation chain as a dataflow graph.
+
+G and U are the two projections X W_g and X W_u; T = SiLU(G), Z = T * U, and in section 2.1
+a third step quantises Z to one byte per element.
+"""
+
+from __future__ import annotations
+
+from infrabook import config
+from infrabook.dataflow import Graph, Op, Tensor
+
+
+def activation_chain(
+    rows: int, cols: int, dtype: str, quant_dtype: str | None = None
+) -> Graph:
+    """G, U -> T = SiLU(G) -> Z = T * U, and with ``quant_dtype`` a last step Z -> Q.
+
+    >>> g = activation_chain(1024, 12288, "bf16", "int8")
+    >>> [op.name for op in g.ops], g.tensor("Q").nbytes // 2**20
+    (['silu', 'mul', 'quant'], 12)
+    """
+    shape = (rows, cols)
+    tensors = [Tensor(n, shape, dtype) for n in ("G", "U", "T", "Z")]
+    ops = [Op("silu", ("G",), ("T",)), Op("mul", ("T", "U"), ("Z",))]
+    out = "Z"
+    if quant_dtype is not None:
+        tensors.append(Tensor("Q", shape, quant_dtype))
+        ops.append(Op("quant", ("Z",), ("Q",)))
+        out = "Q"
+    return Graph(tuple(tensors), tuple(ops), (out,))
+
+
+def shared_intermediate_chain(rows: int, cols: int, dtype: str) -> Graph:
+    """Section 7's boundary: T = SiLU(G) is also needed by a later op (here a backward
+    pass that keeps T), so fusing SiLU with the multiply cannot keep T on chip.
+
+    >>> from infrabook.dataflow import account
+    >>> g = shared_intermediate_chain(1024, 12288, "bf16")
+    >>> k = account(g, (("silu", "mul"), ("keep",))).kernels[0]
+    >>> k.writes
+    ('T', 'Z')
+    """
+    shape = (rows, cols)
+    tensors = tuple(Tensor(n, shape, dtype) for n in ("G", "U", "T", "Z", "R"))
+    ops = (
+        Op("silu", ("G",), ("T",)),
+        Op("mul", ("T", "U"), ("Z",)),
+        Op("keep", ("T",), ("R",)),
+    )
+    return Graph(tensors, ops, ("Z", "R"))
+
+
+def article_chain(with_quant: bool = False) -> Graph:
+    """The chain at the article's shape and dtype, read from ``conf/scenarios.toml``.
+
+    >>> article_chain().tensor("G").shape
+    (1024, 12288)
+    """
+    s = config.scenarios()["ffn_chain"]
+    return activation_chain(
+        s["rows"], s["cols"], s["dtype"], s["quant_dtype"] if with_quant else None
+    )

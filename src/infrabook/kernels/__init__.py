@@ -1,0 +1,73 @@
+"""Triton kernels behind the book: fused SwiGLU, fused SwiGLU + quantisation,
+FlashAttention's forward pass and a persistent kernel. One op per module, each with its
+kernel(s), a wrapper that checks inputs, and the PyTorch reference it is tested against.
+
+CPU-ONLY MACHINES: importing this package sets ``TRITON_INTERPRET=1`` when that variable
+is unset and ``torch.cuda.is_available()`` is False. Triton reads the variable when a
+kernel is *decorated*, which happens right below as the kernel modules are imported, so
+the same kernel source then runs in Triton's interpreter (numpy on the CPU, one program
+after another). That is not a fallback to PyTorch: the loads, stores, masks and
+reductions executed are the kernel's own. With CUDA present the kernels compile natively.
+To choose yourself, set ``TRITON_INTERPRET`` before the first import; :data:`INTERPRETED`
+says which mode is in effect.
+
+>>> import torch
+>>> g, u = torch.randn(8, 8), torch.randn(8, 8)
+>>> torch.allclose(swiglu(g, u), swiglu_reference(g, u), rtol=1e-6, atol=1e-6)
+True
+"""
+
+import os
+
+import torch
+
+if "TRITON_INTERPRET" not in os.environ and not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"
+
+from infrabook.kernels._checks import INTERPRETED  # noqa: E402
+from infrabook.kernels.flash_attention import (  # noqa: E402
+    BLOCK_M,
+    BLOCK_N,
+    MAX_HEAD_DIM,
+    MIN_HEAD_DIM,
+    attention_reference,
+    flash_attention,
+)
+from infrabook.kernels.persistent import (  # noqa: E402
+    CPU_PROGRAMS,
+    Launch,
+    swiglu_per_tile,
+    swiglu_persistent,
+)
+from infrabook.kernels.swiglu import (  # noqa: E402
+    BLOCK,
+    swiglu,
+    swiglu_reference,
+    swiglu_unfused,
+)
+from infrabook.kernels.swiglu_quant import (  # noqa: E402
+    MAX_BLOCK_COLS,
+    swiglu_quant,
+    swiglu_quant_reference,
+)
+
+__all__ = [
+    "BLOCK",
+    "BLOCK_M",
+    "BLOCK_N",
+    "CPU_PROGRAMS",
+    "INTERPRETED",
+    "MAX_BLOCK_COLS",
+    "MAX_HEAD_DIM",
+    "MIN_HEAD_DIM",
+    "Launch",
+    "attention_reference",
+    "flash_attention",
+    "swiglu",
+    "swiglu_per_tile",
+    "swiglu_persistent",
+    "swiglu_quant",
+    "swiglu_quant_reference",
+    "swiglu_reference",
+    "swiglu_unfused",
+]

@@ -1,0 +1,92 @@
+"""A persistent SwiGLU kernel beside the one-program-per-tile launch (the article's 5.4).
+
+One program per tile launches as many programs as there are tiles, and each does one
+tile and exits. The persistent kernel launches a fixed number of programs (one per SM on
+a GPU) that stay resident and fetch their next tile themselves, striding by the grid
+size: it trades launches for a loop inside the kernel. Both run the same tile body, so
+their results are bitwise identical; only the number of programs differs.
+
+On a machine without CUDA the kernels run in Triton's interpreter (``TRITON_INTERPRET=1``,
+which :mod:`infrabook.kernels` sets before the kernels are decorated); with CUDA they
+compile natively.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import triton
+import triton.language as tl
+
+from infrabook.kernels._checks import INTERPRETED, check_block, check_inputs
+from infrabook.kernels.swiglu import BLOCK, _swiglu_kernel, _swiglu_tile, _tile_offsets
+
+#: Programs the persistent kernel launches when there is no GPU to count SMs on.
+CPU_PROGRAMS = 4
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A kernel's result and how it was launched: ``programs`` over ``tiles`` tiles."""
+
+    z: torch.Tensor
+    programs: int
+    tiles: int
+
+
+@triton.jit
+def _swiglu_persistent_kernel(g_ptr, u_ptr, z_ptr, n, num_tiles, BLOCK: tl.constexpr):
+    for tile in range(tl.program_id(0), num_tiles, tl.num_programs(0)):
+        _swiglu_tile(g_ptr, u_ptr, z_ptr, _tile_offsets(tile, BLOCK), n)
+
+
+def _check(op: str, g: torch.Tensor, u: torch.Tensor, block_size: int) -> int:
+    check_inputs(op, 2, g=g, u=u)
+    check_block(f"{op}: block_size", block_size, 16, 2**16)
+    return triton.cdiv(g.numel(), block_size)
+
+
+def swiglu_per_tile(g: torch.Tensor, u: torch.Tensor, *, block_size: int = BLOCK) -> Launch:
+    """:func:`~infrabook.kernels.swiglu` launched as one program per tile of ``block_size``
+    elements (a power of two from 16 to 65536).
+
+    >>> g, u = torch.randn(16, 16), torch.randn(16, 16)
+    >>> run = swiglu_per_tile(g, u, block_size=16)
+    >>> run.programs, run.tiles
+    (16, 16)
+    """
+    tiles = _check("swiglu_per_tile", g, u, block_size)
+    z = torch.empty_like(g)
+    _swiglu_kernel[(tiles,)](g, u, z, g.numel(), BLOCK=block_size)
+    return Launch(z, programs=tiles, tiles=tiles)
+
+
+def swiglu_persistent(
+    g: torch.Tensor, u: torch.Tensor, num_programs: int | None = None, *, block_size: int = BLOCK
+) -> Launch:
+    """SwiGLU with ``min(num_programs, tiles)`` resident programs looping over the tiles.
+
+    ``num_programs`` defaults to the GPU's SM count, or :data:`CPU_PROGRAMS` in the
+    interpreter. Results are identical to :func:`swiglu_per_tile`.
+
+    >>> g, u = torch.randn(16, 16), torch.randn(16, 16)
+    >>> run = swiglu_persistent(g, u, num_programs=4, block_size=16)
+    >>> run.programs, run.tiles, torch.equal(run.z, swiglu_per_tile(g, u, block_size=16).z)
+    (4, 16, True)
+    """
+    tiles = _check("swiglu_persistent", g, u, block_size)
+    if num_programs is None:
+        num_programs = (
+            CPU_PROGRAMS
+            if INTERPRETED
+            else torch.cuda.get_device_properties(g.device).multi_processor_count
+        )
+    if isinstance(num_programs, bool) or not isinstance(num_programs, int) or num_programs < 1:
+        raise ValueError(
+            f"swiglu_persistent: num_programs must be a positive integer, got {num_programs!r}"
+        )
+    programs = min(num_programs, tiles)
+    z = torch.empty_like(g)
+    _swiglu_persistent_kernel[(programs,)](g, u, z, g.numel(), tiles, BLOCK=block_size)
+    return Launch(z, programs=programs, tiles=tiles)
