@@ -23,7 +23,7 @@ import torch
 import triton
 import triton.language as tl
 
-from infrabook.kernels._checks import check_block, check_inputs
+from infrabook.kernels._checks import INTERPRETED, check_block, check_inputs
 
 #: Query rows per program: K and V are read once per tile of BLOCK_M queries.
 BLOCK_M = 64
@@ -31,6 +31,18 @@ BLOCK_M = 64
 BLOCK_N = 64
 #: Supported head dims (inclusive); 16 is the smallest operand ``tl.dot`` takes.
 MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 128
+
+
+@triton.jit
+def _dot(a, b, WIDEN: tl.constexpr):
+    if WIDEN:
+        # Triton 3.9's interpreter multiplies bf16 operands as their raw 16-bit patterns.
+        # Widening to fp32 is exact, and exact products summed in fp32 are what the GPU's
+        # bf16 tensor-core dot computes, so the numerics match the compiled kernel.
+        a = a.to(tl.float32)
+        b = b.to(tl.float32)
+    # ieee: fp32 inputs would otherwise be multiplied in tf32 on the GPU.
+    return tl.dot(a, b, input_precision="ieee")
 
 
 @triton.jit
@@ -47,6 +59,7 @@ def _flash_attention_kernel(
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     BLOCK_D: tl.constexpr,
+    WIDEN: tl.constexpr,
 ):
     start_m = tl.program_id(0) * BLOCK_M
     head = tl.program_id(1).to(tl.int64)
@@ -69,8 +82,7 @@ def _flash_attention_kernel(
         kv_offs = base + cols[:, None] * head_dim + dims[None, :]
         kv_mask = col_ok[:, None] & dim_ok[None, :]
         k = tl.load(k_ptr + kv_offs, mask=kv_mask, other=0.0)
-        # ieee: fp32 inputs would otherwise be multiplied in tf32 on the GPU.
-        s = tl.dot(q, tl.trans(k), input_precision="ieee") * sm_scale
+        s = _dot(q, tl.trans(k), WIDEN) * sm_scale
         keep = col_ok[None, :]
         if CAUSAL:
             keep = keep & (cols[None, :] <= rows[:, None])
@@ -82,7 +94,7 @@ def _flash_attention_kernel(
         p = tl.exp(s - m_new[:, None])
         l = l * alpha + tl.sum(p, axis=1)  # noqa: E741
         v = tl.load(v_ptr + kv_offs, mask=kv_mask, other=0.0)
-        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v, input_precision="ieee")
+        acc = acc * alpha[:, None] + _dot(p.to(v.dtype), v, WIDEN)
         m = m_new
 
     o = acc / l[:, None]
@@ -144,6 +156,7 @@ def flash_attention(
         BLOCK_M=block_m,
         BLOCK_N=block_n,
         BLOCK_D=triton.next_power_of_2(head_dim),
+        WIDEN=INTERPRETED and q.dtype == torch.bfloat16,
         # Two stages of K/V prefetch fit shared memory even for fp32 at head_dim 128.
         num_stages=2,
     )

@@ -33,8 +33,9 @@ def _silu(x):
 
 @triton.jit
 def _tile_offsets(tile, BLOCK: tl.constexpr):
-    # int64 so that tensors past 2**31 elements do not wrap the offset.
-    return tile.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    # int64 so that tensors past 2**31 elements do not wrap the offset; tl.cast, not .to,
+    # because in the interpreter a loop index is a plain Python int.
+    return tl.cast(tile, tl.int64) * BLOCK + tl.arange(0, BLOCK)
 
 
 @triton.jit

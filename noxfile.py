@@ -1,0 +1,46 @@
+"""Sessions: ``tests`` (pytest + doctests), ``docs`` (the executed site), ``lint`` (ruff).
+
+Every session installs with ``constraints/cpu.txt``, which pins the CPU build of torch so a
+machine without a GPU never downloads CUDA wheels.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_venv = "yes"
+nox.options.sessions = ["lint", "tests", "docs"]
+
+CONSTRAINTS = ("-c", "constraints/cpu.txt")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Unit, property and golden tests, the doctests in src/, and the kernel tests (on CPU
+    in Triton's interpreter)."""
+    session.install(*CONSTRAINTS, "-e", ".[kernels,test]")
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the HTML site with every page executed, then check that each page ran cleanly.
+
+    Warnings are errors and a failing cell fails the build. Pass ``-- fresh`` to drop the
+    previous build and execution cache first.
+    """
+    session.install(*CONSTRAINTS, "-e", ".[kernels,docs]")
+    if "fresh" in session.posargs:
+        session.run("python", "-c", "import shutil; shutil.rmtree('docs/_build', True)")
+    session.run(
+        "sphinx-build", "-W", "--keep-going", "-n", "-b", "html", "docs", "docs/_build/html"
+    )
+    session.run("python", "docs/check_executed.py", "docs", "docs/_build")
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff: lint and formatting."""
+    session.install("ruff")
+    session.run("ruff", "check", ".")
