@@ -162,11 +162,17 @@ def _measured_speedup(claim: dict) -> Recomputed:
 
 _CHECKS: dict[str, Callable[[dict], Recomputed]] = {
     "fusion.tensor_mib": lambda c: Recomputed(mib(article_chain().tensor("G").nbytes)),
-    "fusion.silu_kernel_mib": lambda c: Recomputed(mib(_chain(False, False).kernels[0].bytes_moved)),
-    "fusion.mul_kernel_mib": lambda c: Recomputed(mib(_chain(False, False).kernels[1].bytes_moved)),
+    "fusion.silu_kernel_mib": lambda c: Recomputed(
+        mib(_chain(False, False).kernels[0].bytes_moved)
+    ),
+    "fusion.mul_kernel_mib": lambda c: Recomputed(
+        mib(_chain(False, False).kernels[1].bytes_moved)
+    ),
     "fusion.separate_mib": lambda c: Recomputed(mib(_chain(False, False).traffic)),
     "fusion.fused_mib": lambda c: Recomputed(mib(_chain(False, True).traffic)),
-    "fusion.ratio": lambda c: Recomputed(_chain(False, True).traffic / _chain(False, False).traffic),
+    "fusion.ratio": lambda c: Recomputed(
+        _chain(False, True).traffic / _chain(False, False).traffic
+    ),
     "fusion.model_speedup": lambda c: Recomputed(
         _chain(False, False).traffic / _chain(False, True).traffic
     ),

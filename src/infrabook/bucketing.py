@@ -238,9 +238,9 @@ def parse_calls(text: str) -> Calls:
     pairs = []
     for item in text.split(","):
         item = item.strip()
-        rows, _, count = item.partition("x")
+        rows, sep, count = item.partition("x")
         try:
-            pairs.append((int(rows), int(count) if count else 1))
+            pairs.append((int(rows), int(count) if sep else 1))
         except ValueError:
             raise ValueError(
                 f"cannot read call {item!r}: expected ROWS or ROWSxCOUNT, e.g. 256x8"

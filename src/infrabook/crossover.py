@@ -7,6 +7,7 @@ is the lower envelope of the lines, and its breaks are the regime boundaries.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -128,7 +129,7 @@ def regimes(lines: Sequence[Line]) -> tuple[Regime, ...]:
             if c.runs > 0 and math.isfinite(c.runs)
         }
     )
-    samples = [(lo + hi) / 2 for lo, hi in zip(points, points[1:], strict=False)]
+    samples = [(lo + hi) / 2 for lo, hi in itertools.pairwise(points)]
     samples.append(points[-1] + 1.0)
     out: list[Regime] = []
     for lo, probe in zip(points, samples, strict=True):

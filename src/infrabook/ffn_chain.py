@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from infrabook import config
 from infrabook.dataflow import Graph, Op, Tensor
+from infrabook.units import check_positive_int
 
 
 def activation_chain(
@@ -19,7 +20,7 @@ def activation_chain(
     >>> [op.name for op in g.ops], g.tensor("Q").nbytes // 2**20
     (['silu', 'mul', 'quant'], 12)
     """
-    shape = (rows, cols)
+    shape = (check_positive_int("rows", rows), check_positive_int("cols", cols))
     tensors = [Tensor(n, shape, dtype) for n in ("G", "U", "T", "Z")]
     ops = [Op("silu", ("G",), ("T",)), Op("mul", ("T", "U"), ("Z",))]
     out = "Z"

@@ -1,0 +1,88 @@
+"""The CLI: the article's recomputation, every subcommand, JSON, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from infrabook.cli import main
+
+ARTICLE_SECTION_6 = [
+    "融合: 分开 120 MiB → 融合 72 MiB(比 0.60,理论 1.67×);三步 156/108/60 MiB",
+    "峰值: 分开 72 MiB vs 全融合 60 MiB(读写 -96 MiB,峰值只 -12 MiB)",
+    "FlashAttention(L=8192,d=128,BF16): QKV/O 各 2 MiB;S、P 各 256 MiB → 中间读写 1.0 GiB"
+    "(S、P 各写读一次)",
+    "在线 softmax: [0,ln2]/[1,3] → r=0.5 → ℓ'=1.5, u'=3.5 → 2.3333(= 7/3)",
+]
+
+
+def test_calc_matches_the_article(capsys):
+    assert main(["calc"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == ARTICLE_SECTION_6
+    assert lines[4].startswith("交叉点: 通用↔分桶 65 组;分桶↔逐形状特化 89 组;")
+    assert lines[4].endswith("通用↔逐形状特化 78 组")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["calc"], ["fusion"], ["fusion", "--quant-dtype", "int8", "--rows", "7", "--cols", "3"],
+     ["attention", "--causal"], ["softmax"], ["launches"], ["buckets", "--rates", "peak"],
+     ["crossover"], ["crossover", "--strategy", "a:0:2", "--strategy", "b:10:1"], ["audit"]],
+)
+def test_every_subcommand_prints_json(argv, capsys):
+    assert main([*argv, "--json"]) == 0
+    json.loads(capsys.readouterr().out)
+
+
+def test_defaults_are_the_articles_case(capsys):
+    main(["launches", "--json"])
+    got = [(c["host_submissions"], c["kernels"]) for c in json.loads(capsys.readouterr().out)]
+    assert got == [(18, 18), (3, 18), (15, 15), (3, 15)]
+    main(["buckets", "--json"])
+    assert [c["executed_rows"] for c in json.loads(capsys.readouterr().out)] == [
+        5632, 8192, 5632]
+    main(["attention", "--json"])
+    assert json.loads(capsys.readouterr().out)["standard_intermediate_traffic_bytes"] == 2**30
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["fusion", "--rows", "0"], "rows must be a positive integer, got 0"),
+        (["fusion", "--cols", "-5"], "cols must be a positive integer, got -5"),
+        (["fusion", "--dtype", "fp64"], "invalid choice: 'fp64'"),
+        (["attention", "--seq-len", "0"], "seq_len must be a positive integer, got 0"),
+        (["softmax", "--scores", "0,nan", "--values", "1,2"], "scores must be finite"),
+        (["softmax", "--scores", "0,inf", "--values", "1,2"], "scores must be finite"),
+        (["softmax", "--scores", "0,1", "--values", "1"], "same length"),
+        (["softmax", "--scores", "a,b"], "expected comma-separated numbers"),
+        (["launches", "--runs", "-1"], "runs must be a positive integer, got -1"),
+        (["buckets", "--rows", "4096"], "larger than the largest bucket (2048)"),
+        (["buckets", "--buckets", ""], "expected comma-separated integers"),
+        (["crossover", "--strategy", "a:1:5", "--strategy", "b:2:5"], "never cross"),
+        (["crossover", "--strategy", "a:1:5"], "at least two strategies"),
+        (["crossover", "--strategy", "a:1:inf", "--strategy", "b:1:2"], "run_ms of 'a'"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(argv, needle, capsys):
+    with pytest.raises(SystemExit) as exc:
+        raise SystemExit(main(argv))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert needle in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_console_script_and_module_entry_point():
+    out = subprocess.run([sys.executable, "-m", "infrabook", "audit"], capture_output=True,
+                         text=True, check=True).stdout
+    assert "fusion.measured_fused_us" in out and "implausible" in out
+    bad = subprocess.run([sys.executable, "-m", "infrabook", "buckets", "--rows", "9999"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and not bad.stdout

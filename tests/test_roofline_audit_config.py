@@ -1,0 +1,87 @@
+"""Roofline verdicts, the claim audit and the configuration loader."""
+
+from __future__ import annotations
+
+import pytest
+
+from infrabook import config
+from infrabook.audit import VERDICTS, audit, verdict
+from infrabook.config import device, devices
+from infrabook.roofline import check_bandwidth_claim, implied_tb_s, lower_bound_s
+from infrabook.units import MiB
+
+
+def test_article_timings_need_more_than_any_dram():
+    assert round(implied_tb_s(120 * MiB, 14.2e-6), 1) == 8.9
+    assert round(implied_tb_s(72 * MiB, 7.7e-6), 1) == 9.8
+    for nbytes, seconds in ((120 * MiB, 14.2e-6), (72 * MiB, 7.7e-6)):
+        v = check_bandwidth_claim(nbytes, seconds, 72 * MiB)
+        assert not v.plausible_from_dram
+        assert v.fits_l2_on == ("rtx_pro_6000",)
+        assert "above every listed device's DRAM bandwidth" in v.summary
+    assert max(d.dram_tb_s.value for d in devices().values()) < 8.9
+
+
+def test_a_modest_claim_is_plausible():
+    v = check_bandwidth_claim(72 * MiB, 50e-6, 72 * MiB)
+    assert v.plausible_from_dram and "h200" in v.dram_possible_on
+
+
+def test_lower_bound_is_the_larger_of_memory_and_compute():
+    h200 = device("h200")
+    assert lower_bound_s(4.8e12, 0, h200) == pytest.approx(1.0)
+    assert lower_bound_s(0, 989e12, h200) == pytest.approx(1.0)
+    assert lower_bound_s(4.8e12, 2 * 989e12, h200) == pytest.approx(2.0)
+
+
+def test_bad_times():
+    with pytest.raises(ValueError, match="seconds must be finite and > 0, got 0"):
+        implied_tb_s(1, 0)
+    with pytest.raises(ValueError, match="nbytes must be finite and >= 0"):
+        implied_tb_s(float("nan"), 1)
+
+
+def test_every_claim_has_a_recomputation_and_none_differs():
+    rows = audit()
+    assert len(rows) == len(config.claims())
+    assert {r.verdict for r in rows} <= set(VERDICTS)
+    assert not [r.id for r in rows if r.verdict == "differs"]
+    by_id = {r.id: r for r in rows}
+    for key in ("fusion.measured_separate_us", "fusion.measured_fused_us",
+                "fusion.measured_speedup"):
+        assert by_id[key].verdict == "implausible"
+    assert by_id["crossover.bucketed_specialised"].verdict == "rounded"
+    assert by_id["bucketing.generic_rate"].verdict == "rounded"
+
+
+@pytest.mark.parametrize(
+    ("stated", "value", "expected"),
+    [("65", 64.68, "matches"), ("89", 89.83, "rounded"), ("1.67", 5 / 3, "matches"),
+     ("7/3", 2.3333, "rounded"), ("100", 150, "differs"), ("0.6", 0.6, "matches")],
+)
+def test_verdict_rule(stated, value, expected):
+    assert verdict(stated, value) == expected
+
+
+def test_every_device_figure_has_a_source():
+    for d in devices().values():
+        for f in (d.bf16_dense_tflops, d.dram_tb_s, d.l2_mb, d.smem_per_sm_kib, d.sm_count):
+            assert f.source.strip()
+    assert devices()["rtx_pro_6000"].bf16_dense_tflops.value == 503.8
+    assert devices()["b200"].l2_mb.value is None
+
+
+def test_article_peak_is_the_rtx_pro_6000():
+    s = config.scenarios()["bucketing"]
+    assert s["peak_tflops"] == device(s["peak_device"]).bf16_dense_tflops.value
+
+
+def test_unknown_device():
+    with pytest.raises(ValueError, match="unknown device 'h300'"):
+        device("h300")
+
+
+def test_conf_override(tmp_path, monkeypatch):
+    monkeypatch.setenv("INFRABOOK_CONF", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=r"scenarios\.toml not found"):
+        config.scenarios()
