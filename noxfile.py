@@ -1,4 +1,5 @@
-"""Sessions: ``tests`` (pytest + doctests), ``docs`` (the executed site), ``lint`` (ruff).
+"""Sessions: ``tests`` (pytest + doctests), ``docs`` (the executed site, checked), ``lint``
+(ruff), ``browser`` (the built site in headless Chromium).
 
 Every session installs with ``constraints/cpu.txt``, which pins the CPU build of torch so a
 machine without a GPU never downloads CUDA wheels.
@@ -37,10 +38,22 @@ def docs(session: nox.Session) -> None:
         "sphinx-build", "-W", "--keep-going", "-n", "-b", "html", "docs", "docs/_build/html"
     )
     session.run("python", "docs/check_executed.py", "docs", "docs/_build")
+    session.run("python", "docs/check_links.py", "docs/_build/html")
+
+
+@nox.session
+def browser(session: nox.Session) -> None:
+    """Serve the built site on 127.0.0.1 and check every page in headless Chromium.
+
+    Needs Debian's chromium (``apt-get install chromium``); Playwright drives it and never
+    downloads a browser of its own. Run ``nox -s docs`` first.
+    """
+    session.install("playwright>=1.40")
+    session.run("python", "docs/check_browser.py", "docs/_build/html", *session.posargs)
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff: lint and formatting."""
+    """ruff: lint."""
     session.install("ruff")
     session.run("ruff", "check", ".")

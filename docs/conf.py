@@ -11,10 +11,13 @@ Sphinx re-reads nothing and the rebuild is quick.
 from __future__ import annotations
 
 import hashlib
+import os
+import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
+sys.path.insert(0, str(DOCS / "_ext"))
 
 
 def _source_hash() -> str:
@@ -36,6 +39,9 @@ extensions = [
     "myst_nb",
     "sphinx_design",
     "sphinx_copybutton",
+    "sphinxext.opengraph",
+    "notfound.extension",
+    "infrabook_site",
 ]
 exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "README.md"]
 
@@ -50,9 +56,33 @@ nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_merge_streams = True
 
+# Math renders offline: MathJax is served from _static (see _static/mathjax/README.txt).
+mathjax_path = "mathjax/tex-svg.js"
+
+# Chinese search by words (jieba), with the book's terms kept whole.
+html_search_language = "zh"
+html_search_options = {"dict": str(DOCS / "_ext" / "jieba_dict.txt")}
+
+# Shared links: a title and a description (the page's first paragraph) on every page.
+# Set INFRABOOK_SITE_URL to the published address so og:url is absolute.
+ogp_site_url = os.environ.get("INFRABOOK_SITE_URL", "")
+ogp_site_name = "infrabook"
+ogp_enable_meta_description = True
+ogp_social_cards = {"enable": False}  # drawn with a font that has no CJK glyphs
+
+# The 404 page uses absolute links: its prefix is where the site is served from.
+notfound_urls_prefix = os.environ.get("INFRABOOK_URL_PREFIX", "/")
+notfound_context = {
+    "title": "页面不存在 (404)",
+    "body": "<h1>页面不存在</h1><p>这个地址没有页面。请从<a href='index.html'>目录</a>"
+    "重新进入,或使用搜索。</p>",
+}
+
 html_theme = "sphinx_book_theme"
 html_title = "infrabook · 为什么 kernel 会变快"
 html_static_path = ["_static"]
+# Without it the theme starts pages with an empty colour mode and logs a console error.
+html_context = {"default_mode": "auto"}
 html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,

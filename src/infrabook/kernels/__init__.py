@@ -9,10 +9,10 @@ the same kernel source then runs in Triton's interpreter (numpy on the CPU, one 
 after another). That is not a fallback to PyTorch: the loads, stores, masks and
 reductions executed are the kernel's own. With CUDA present the kernels compile natively.
 To choose yourself, set ``TRITON_INTERPRET`` before the first import; :data:`INTERPRETED`
-says which mode is in effect.
+says which mode is in effect and :data:`DEVICE` where input tensors belong.
 
 >>> import torch
->>> g, u = torch.randn(8, 8), torch.randn(8, 8)
+>>> g, u = torch.randn(2, 8, 8, device=DEVICE)
 >>> torch.allclose(swiglu(g, u), swiglu_reference(g, u), rtol=1e-6, atol=1e-6)
 True
 """
@@ -24,8 +24,8 @@ import torch
 if "TRITON_INTERPRET" not in os.environ and not torch.cuda.is_available():
     os.environ["TRITON_INTERPRET"] = "1"
 
-from infrabook.kernels._checks import INTERPRETED  # noqa: E402
-from infrabook.kernels.flash_attention import (  # noqa: E402
+from infrabook.kernels._checks import DEVICE, INTERPRETED
+from infrabook.kernels.flash_attention import (
     BLOCK_M,
     BLOCK_N,
     MAX_HEAD_DIM,
@@ -33,19 +33,19 @@ from infrabook.kernels.flash_attention import (  # noqa: E402
     attention_reference,
     flash_attention,
 )
-from infrabook.kernels.persistent import (  # noqa: E402
+from infrabook.kernels.persistent import (
     CPU_PROGRAMS,
     Launch,
     swiglu_per_tile,
     swiglu_persistent,
 )
-from infrabook.kernels.swiglu import (  # noqa: E402
+from infrabook.kernels.swiglu import (
     BLOCK,
     swiglu,
     swiglu_reference,
     swiglu_unfused,
 )
-from infrabook.kernels.swiglu_quant import (  # noqa: E402
+from infrabook.kernels.swiglu_quant import (
     MAX_BLOCK_COLS,
     swiglu_quant,
     swiglu_quant_reference,
@@ -56,6 +56,7 @@ __all__ = [
     "BLOCK_M",
     "BLOCK_N",
     "CPU_PROGRAMS",
+    "DEVICE",
     "INTERPRETED",
     "MAX_BLOCK_COLS",
     "MAX_HEAD_DIM",

@@ -14,6 +14,9 @@ import triton
 #: ``TRITON_INTERPRET=1``); False when they compile natively for a GPU.
 INTERPRETED: bool = bool(triton.knobs.runtime.interpret)
 
+#: Where to put tensors for the kernels: "cpu" in the interpreter, "cuda" when compiled.
+DEVICE: str = "cpu" if INTERPRETED else "cuda"
+
 #: The floating-point dtypes the kernels accept.
 FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -47,7 +50,7 @@ def check_inputs(op: str, rank: int, **tensors: torch.Tensor) -> None:
                 f"{op}: {name} must be contiguous (row-major), got strides {t.stride()} "
                 f"for shape {tuple(t.shape)}; call .contiguous() first"
             )
-        if not INTERPRETED and t.device.type != "cuda":
+        if not INTERPRETED and t.device.type != DEVICE:
             raise ValueError(
                 f"{op}: {name} is on {t.device}, but the kernels were compiled for CUDA; "
                 "move the tensors to the GPU"

@@ -125,7 +125,8 @@ def flash_attention(
     Returns O in the input dtype, or ``(O, lse)`` with ``return_lse``: the fp32 natural
     log-sum-exp of each row of scaled scores, shape (batch, heads, seq_len).
 
-    >>> q, k, v = torch.randn(3, 1, 1, 8, 16).unbind(0)
+    >>> from infrabook.kernels import DEVICE
+    >>> q, k, v = torch.randn(3, 1, 1, 8, 16, device=DEVICE)
     >>> torch.allclose(flash_attention(q, k, v), attention_reference(q, k, v), atol=1e-5)
     True
     """
@@ -167,16 +168,18 @@ def attention_reference(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False
 ) -> torch.Tensor:
     """The standard implementation: S = Q K^T / sqrt(d) and P = softmax(S) materialised in
-    fp32, O = P V, cast to the input dtype.
+    fp32 (fp64 for fp64 inputs, which makes it a high-precision oracle), O = P V, cast to the
+    input dtype.
 
     >>> q = k = v = torch.eye(2).reshape(1, 1, 2, 2)
     >>> attention_reference(q, k, v, causal=True)[0, 0]
     tensor([[1.0000, 0.0000],
             [0.3302, 0.6698]])
     """
-    s = q.float() @ k.float().transpose(-2, -1) / math.sqrt(q.shape[-1])
+    compute = torch.promote_types(q.dtype, torch.float32)
+    s = q.to(compute) @ k.to(compute).transpose(-2, -1) / math.sqrt(q.shape[-1])
     if causal:
         n = q.shape[-2]
         hidden = torch.ones(n, n, dtype=torch.bool, device=q.device).triu(1)
         s = s.masked_fill(hidden, float("-inf"))
-    return (torch.softmax(s, dim=-1) @ v.float()).to(q.dtype)
+    return (torch.softmax(s, dim=-1) @ v.to(compute)).to(q.dtype)

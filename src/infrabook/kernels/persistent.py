@@ -51,7 +51,8 @@ def swiglu_per_tile(g: torch.Tensor, u: torch.Tensor, *, block_size: int = BLOCK
     """:func:`~infrabook.kernels.swiglu` launched as one program per tile of ``block_size``
     elements (a power of two from 16 to 65536).
 
-    >>> g, u = torch.randn(16, 16), torch.randn(16, 16)
+    >>> from infrabook.kernels import DEVICE
+    >>> g, u = torch.randn(2, 16, 16, device=DEVICE)
     >>> run = swiglu_per_tile(g, u, block_size=16)
     >>> run.programs, run.tiles
     (16, 16)
@@ -70,7 +71,8 @@ def swiglu_persistent(
     ``num_programs`` defaults to the GPU's SM count, or :data:`CPU_PROGRAMS` in the
     interpreter. Results are identical to :func:`swiglu_per_tile`.
 
-    >>> g, u = torch.randn(16, 16), torch.randn(16, 16)
+    >>> from infrabook.kernels import DEVICE
+    >>> g, u = torch.randn(2, 16, 16, device=DEVICE)
     >>> run = swiglu_persistent(g, u, num_programs=4, block_size=16)
     >>> run.programs, run.tiles, torch.equal(run.z, swiglu_per_tile(g, u, block_size=16).z)
     (4, 16, True)

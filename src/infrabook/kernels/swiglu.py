@@ -5,6 +5,15 @@ T = silu(G) to memory in one kernel and reads it back in a second, which is the 
 traffic of the article's example 5-4. Both treat the tensors as flat arrays of elements
 (they are elementwise and contiguous), so any 2-D shape works, odd sizes included.
 
+The dataflow model's count for the fused kernel is three tensors, the bytes that
+``tests/kernels`` measures it loading and storing:
+
+>>> from infrabook.dataflow import account, fully_fused
+>>> from infrabook.ffn_chain import activation_chain
+>>> chain = activation_chain(8, 8, "bf16")
+>>> account(chain, fully_fused(chain)).traffic == 3 * 8 * 8 * 2
+True
+
 On a machine without CUDA the kernels run in Triton's interpreter (``TRITON_INTERPRET=1``,
 which :mod:`infrabook.kernels` sets before the kernels are decorated); with CUDA they
 compile natively.
@@ -74,7 +83,8 @@ def swiglu(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     ``g`` and ``u``: 2-D, same shape, contiguous, fp32, fp16 or bf16. Returns Z in their
     dtype.
 
-    >>> g, u = torch.randn(8, 8), torch.randn(8, 8)
+    >>> from infrabook.kernels import DEVICE
+    >>> g, u = torch.randn(2, 8, 8, device=DEVICE)
     >>> torch.allclose(swiglu(g, u), swiglu_reference(g, u), rtol=1e-6, atol=1e-6)
     True
     """
@@ -91,7 +101,8 @@ def swiglu_unfused(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     Same inputs and output as :func:`swiglu`. T is stored in the input dtype, as an
     unfused framework would, so in fp16/bf16 the result carries one extra rounding.
 
-    >>> g, u = torch.randn(8, 8), torch.randn(8, 8)
+    >>> from infrabook.kernels import DEVICE
+    >>> g, u = torch.randn(2, 8, 8, device=DEVICE)
     >>> torch.allclose(swiglu_unfused(g, u), swiglu(g, u), rtol=1e-6, atol=1e-6)
     True
     """

@@ -11,10 +11,10 @@ and kept in registers: G and U are read exactly once, as the traffic model assum
 it does not fit, the program walks the row twice, a first pass for the max and a second
 that recomputes ``silu(g) * u`` and quantises. The kernel then issues loads for G and U
 twice (twice the model's ideal reads), yet Z still never touches memory. Storing Z and
-reading it back instead would move as many bytes as the re-read (a bf16 Z written and read
-is 4 bytes per element, like reading bf16 G and U again), would need a scratch buffer,
-and would round Z to bf16 before it is quantised; and the re-read is of a row the same
-program has just read, which the GPU's L2 cache usually still holds.
+reading it back instead would move just as many bytes (Z written and read in the input
+dtype is two tensors' worth, the same as reading G and U again), would need a scratch
+buffer, and would round Z to that dtype before quantising it; and the re-read is of a
+row the same program has just read, which the GPU's L2 cache usually still holds.
 
 On a machine without CUDA the kernel runs in Triton's interpreter (``TRITON_INTERPRET=1``,
 which :mod:`infrabook.kernels` sets before the kernels are decorated); with CUDA it
@@ -57,7 +57,13 @@ def _store_q(q_ptr, offs, mask, z, amax, QMAX: tl.constexpr):
 
 @triton.jit
 def _swiglu_quant_kernel(
-    g_ptr, u_ptr, q_ptr, scale_ptr, cols, QMAX: tl.constexpr, BLOCK: tl.constexpr,
+    g_ptr,
+    u_ptr,
+    q_ptr,
+    scale_ptr,
+    cols,
+    QMAX: tl.constexpr,
+    BLOCK: tl.constexpr,
     ONE_PASS: tl.constexpr,
 ):
     row_start = tl.program_id(0).to(tl.int64) * cols
@@ -115,7 +121,8 @@ def swiglu_quant(
     shape ``(rows,)``, with ``q.float() * scale[:, None]`` approximating ``silu(g) * u``.
     Rows of zeros get scale 0 and q 0.
 
-    >>> g, u = torch.randn(8, 8), torch.randn(8, 8)
+    >>> from infrabook.kernels import DEVICE
+    >>> g, u = torch.randn(2, 8, 8, device=DEVICE)
     >>> q, scale = swiglu_quant(g, u)
     >>> z = torch.nn.functional.silu(g) * u
     >>> q.dtype, bool(((q.float() * scale[:, None] - z).abs() <= scale[:, None] / 2 + 1e-6).all())

@@ -1,0 +1,165 @@
+"""Drive headless Chromium through every page of the built site.
+
+Usage: python docs/check_browser.py BUILD_HTML_DIR [--chromium PATH]
+
+Serves the site on 127.0.0.1, then for every page checks: HTTP 200, no console error or
+uncaught exception, every image loaded, math typeset by the local MathJax. It also checks
+that search finds the right chapter for 融合 and FlashAttention, that an answer toggle opens,
+and that the site works from the file system. Every request that leaves 127.0.0.1 (or the
+file system) is blocked and reported: the site must not need a CDN.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+from playwright.sync_api import Page, sync_playwright
+
+SKIP_DIRS = {"_sources", "_static", "_images", "_downloads"}
+SEARCHES = {"融合": "chapters/02-fusion.html", "FlashAttention": "chapters/03-flashattention.html",
+            "分桶": "chapters/05-2-bucketing.html"}
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]
+
+
+def _serve(root: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+# From file://, Chromium blocks the fetch that search uses to show a snippet of each hit
+# (CORS); the hits themselves are listed. Those errors, and only those, are expected there.
+FILE_SEARCH_SNIPPET_ERRORS = ("has been blocked by CORS policy", "net::ERR_FAILED",
+                              "Failed to fetch")
+
+
+class Checker:
+    def __init__(self, page: Page, allowed_prefix: str, tolerated: tuple[str, ...] = ()) -> None:
+        self.page = page
+        self.tolerated = tolerated
+        self.problems: list[str] = []
+        self.errors: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self._error(m.text))
+        page.on("pageerror", lambda e: self._error(str(e)))
+        page.route("**/*", functools.partial(self._route, allowed_prefix))
+
+    def _error(self, text: str) -> None:
+        if not any(t in text for t in self.tolerated):
+            self.errors.append(text)
+
+    def _route(self, allowed: str, route, request) -> None:
+        if request.url.startswith(allowed) or request.url.startswith("data:"):
+            route.continue_()
+        else:
+            self.problems.append(f"blocked a request outside the site: {request.url}")
+            route.abort()
+
+    def visit(self, url: str, name: str) -> None:
+        self.errors.clear()
+        response = self.page.goto(url, wait_until="load")
+        if response is not None and response.status != 200:
+            self.problems.append(f"{name}: HTTP {response.status}")
+        self.page.wait_for_load_state("networkidle")
+        broken = self.page.evaluate(
+            "Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0)"
+            ".map(i => i.getAttribute('src'))")
+        for src in broken:
+            self.problems.append(f"{name}: image did not load: {src}")
+        has_math = self.page.evaluate("document.querySelectorAll('.math').length")
+        if has_math:
+            self.page.wait_for_function(
+                "document.querySelectorAll('mjx-container').length > 0", timeout=15000)
+        for err in self.errors:
+            self.problems.append(f"{name}: console error: {err}")
+
+    def search(self, base: str, term: str, expected: str) -> None:
+        self.errors.clear()
+        self.page.goto(f"{base}search.html?q={quote(term)}", wait_until="load")
+        try:
+            self.page.wait_for_selector("#search-results ul.search li", timeout=20000)
+        except Exception:
+            self.problems.append(f"search {term!r}: no results")
+            return
+        links = self.page.eval_on_selector_all(
+            "#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))")
+        if not any(expected in (href or "") for href in links):
+            self.problems.append(f"search {term!r}: {expected} not among {links[:8]}")
+        for err in self.errors:
+            self.problems.append(f"search {term!r}: console error: {err}")
+
+    def toggle(self, url: str) -> None:
+        self.page.goto(url, wait_until="load")
+        summary = self.page.locator("details.sd-dropdown > summary").first
+        if summary.count() == 0:
+            self.problems.append(f"{url}: no answer toggle found")
+            return
+        details = self.page.locator("details.sd-dropdown").first
+        if details.get_attribute("open") is not None:
+            self.problems.append(f"{url}: the answer is open before it is clicked")
+        summary.click()
+        if details.get_attribute("open") is None:
+            self.problems.append(f"{url}: the answer toggle did not open")
+
+
+def run(root: Path, chromium: str) -> list[str]:
+    pages = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html")
+                   if not SKIP_DIRS & set(p.relative_to(root).parts))
+    server, base = _serve(root)
+    problems: list[str] = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+            over_http = Checker(browser.new_page(), base)
+            for i, name in enumerate(pages, 1):
+                print(f"[{i}/{len(pages)}] {name}", file=sys.stderr)
+                over_http.visit(base + name, name)
+            for term, expected in SEARCHES.items():
+                over_http.search(base, term, expected)
+            over_http.toggle(base + "chapters/09-self-test.html")
+            problems += over_http.problems
+            from_disk = Checker(browser.new_page(), root.resolve().as_uri(),
+                                FILE_SEARCH_SNIPPET_ERRORS)
+            disk = root.resolve().as_uri() + "/"
+            from_disk.visit(disk + "chapters/03-flashattention.html", "file:// chapter 3")
+            from_disk.search(disk, "融合", "chapters/02-fusion.html")
+            problems += [f"(file://) {p}" for p in from_disk.problems]
+            browser.close()
+    finally:
+        server.shutdown()
+    print(f"checked {len(pages)} pages, {len(SEARCHES)} searches, one toggle, file:// access",
+          file=sys.stderr)
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    args = parser.parse_args()
+    if not Path(args.chromium).is_file():
+        print(f"no Chromium at {args.chromium}: install Debian's chromium package "
+              "(apt-get install chromium)", file=sys.stderr)
+        return 2
+    problems = run(args.root, args.chromium)
+    for p in problems:
+        print(f"problem: {p}", file=sys.stderr)
+    print("browser check: " + ("passed" if not problems else f"{len(problems)} problems"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,111 @@
+"""Fixtures for the kernel tests: a byte meter that counts what kernels really load and store.
+
+The meter hooks Triton's interpreter at its two memory primitives (masked load and masked
+store; unmasked ones, atomics and descriptors all go through them). For every access it
+counts the lanes whose mask is true, times the element size of the pointer, and files the
+bytes under the kernel argument whose tensor holds the address. Masked-off lanes move no
+data on a GPU either, so they are not counted; an address outside every tensor argument
+fails the test rather than going uncounted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+import numpy as np
+import pytest
+import torch
+
+from infrabook.kernels import DEVICE, INTERPRETED
+
+
+@dataclass
+class KernelLaunch:
+    """One kernel launch: its name, how many programs ran, bytes per pointer argument."""
+
+    name: str
+    programs: int
+    ranges: dict[str, tuple[int, int]]
+    read: Counter[str] = field(default_factory=Counter)
+    written: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def bytes_read(self) -> int:
+        return sum(self.read.values())
+
+    @property
+    def bytes_written(self) -> int:
+        return sum(self.written.values())
+
+    def tally(self, into: Counter[str], ptrs, mask) -> None:
+        addresses = np.broadcast_to(ptrs.data, mask.data.shape)[mask.data].astype(np.int64)
+        size = ptrs.get_element_ty().primitive_bitwidth // 8
+        matched = 0
+        for name, (start, end) in self.ranges.items():
+            inside = int(((addresses >= start) & (addresses < end)).sum())
+            if inside:
+                into[name] += inside * size
+                matched += inside
+        assert matched == addresses.size, f"{self.name} touched memory outside its tensors"
+
+
+@pytest.fixture(scope="session")
+def device() -> str:
+    """Where test tensors live: compiled kernels need CUDA, the interpreter takes CPU."""
+    return DEVICE
+
+
+Meter = Callable[..., tuple[object, list[KernelLaunch]]]
+
+
+@pytest.fixture
+def traffic(monkeypatch: pytest.MonkeyPatch) -> Meter:
+    """``traffic(fn, *args, **kwargs)`` runs ``fn`` and returns ``(result, launches)``."""
+    if not INTERPRETED:
+        pytest.skip("the byte meter hooks Triton's interpreter; compiled kernels need a profiler")
+    from triton.runtime import interpreter
+
+    launches: list[KernelLaunch] = []
+    run_grid = interpreter.GridExecutor.__call__
+
+    def launch(executor, *args, **kwargs):
+        # The interpreter runs CPU tensors in their own storage, so these are the ranges
+        # its loads and stores address (a copy would trip the assertion in tally).
+        named = dict(zip(executor.arg_names, args, strict=False)) | kwargs
+        ranges = {
+            name: (t.data_ptr(), t.data_ptr() + t.numel() * t.element_size())
+            for name, t in named.items()
+            if isinstance(t, torch.Tensor)
+        }
+        spans = sorted(ranges.values())
+        assert all(a[1] <= b[0] for a, b in pairwise(spans)), "arguments share memory"
+        grid = executor.grid
+        assert isinstance(grid, tuple), "the meter expects a fixed grid"
+        launches.append(KernelLaunch(executor.fn.__name__, math.prod(grid), ranges))
+        return run_grid(executor, *args, **kwargs)
+
+    builder = interpreter.interpreter_builder
+    load, store = builder.create_masked_load, builder.create_masked_store
+
+    def counted_load(ptrs, mask, other, cache_policy, is_volatile):
+        launches[-1].tally(launches[-1].read, ptrs, mask)
+        return load(ptrs, mask, other, cache_policy, is_volatile)
+
+    def counted_store(ptrs, value, mask, cache_policy):
+        launches[-1].tally(launches[-1].written, ptrs, mask)
+        return store(ptrs, value, mask, cache_policy)
+
+    monkeypatch.setattr(interpreter.GridExecutor, "__call__", launch)
+    monkeypatch.setattr(builder, "create_masked_load", counted_load)
+    monkeypatch.setattr(builder, "create_masked_store", counted_store)
+
+    def measure(fn, *args, **kwargs):
+        launches.clear()
+        result = fn(*args, **kwargs)
+        return result, list(launches)
+
+    return measure
