@@ -55,6 +55,8 @@ nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_merge_streams = True
+# Tables that cells emit as Markdown are rendered as MyST (pipe tables included).
+nb_render_markdown_format = "myst"
 
 # Math renders offline: MathJax is served from _static (see _static/mathjax/README.txt).
 mathjax_path = "mathjax/tex-svg.js"

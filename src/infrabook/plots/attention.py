@@ -1,0 +1,154 @@
+"""Figures and table rows for the FlashAttention page (chapter 3).
+
+They draw or format what :mod:`infrabook.attention_sizes` and
+:mod:`infrabook.online_softmax` compute; no number is decided here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from infrabook.attention_sizes import AttentionSizes, attention_sizes, flash_traffic
+from infrabook.online_softmax import Ln, Step
+from infrabook.plots.style import PALETTE, figure
+from infrabook.units import mib
+
+
+def _num(x: float) -> str:
+    return f"{x:.0f}" if float(x).is_integer() else f"{x:.4g}"
+
+
+def size_rows(a: AttentionSizes) -> list[list[str]]:
+    """The article's size table: tensor, shape, dtype, MiB.
+
+    >>> for row in size_rows(attention_sizes(8192, 128, "bf16", "fp32")):
+    ...     print(row)
+    ['Q / K / V / O (each)', '8192 x 128', 'bf16', '2']
+    ['S = QK^T / sqrt(d)', '8192 x 8192', 'fp32', '256']
+    ['P = softmax(S)', '8192 x 8192', 'fp32', '256']
+    """
+    io = f"{a.seq_len} x {a.head_dim}"
+    sq = f"{a.seq_len} x {a.seq_len}"
+    return [
+        ["Q / K / V / O (each)", io, a.dtype, _num(mib(a.qkvo_bytes))],
+        ["S = QK^T / sqrt(d)", sq, a.score_dtype, _num(mib(a.score_bytes))],
+        ["P = softmax(S)", sq, a.score_dtype, _num(mib(a.score_bytes))],
+    ]
+
+
+def traffic_curves(
+    lengths: Sequence[int],
+    head_dim: int,
+    dtype: str,
+    score_dtype: str,
+    block_q: int,
+    block_k: int,
+) -> dict[str, np.ndarray]:
+    """Traffic in MiB at each sequence length, one array per curve of :func:`traffic_plot`.
+
+    >>> c = traffic_curves([8192], 128, "bf16", "fp32", 128, 64)
+    >>> {k: float(v[0]) for k, v in c.items()}  # doctest: +NORMALIZE_WHITESPACE
+    {'standard': 1032.0, 'standard, S and P only': 1024.0, 'flash, real tiles': 260.0,
+     'flash, real tiles, causal': 134.0, 'ideal 4 L d': 8.0}
+    """
+    rows = []
+    for n in lengths:
+        a = attention_sizes(n, head_dim, dtype, score_dtype)
+        full = flash_traffic(n, head_dim, dtype, block_q, block_k)
+        causal = flash_traffic(n, head_dim, dtype, block_q, block_k, causal=True)
+        rows.append((a.standard_traffic, a.intermediate_traffic, full.total, causal.total,
+                     a.io_traffic))
+    names = ("standard", "standard, S and P only", "flash, real tiles",
+             "flash, real tiles, causal", "ideal 4 L d")
+    data = np.asarray(rows, dtype=np.float64) / 2**20
+    return {name: data[:, i] for i, name in enumerate(names)}
+
+
+def traffic_plot(
+    lengths: Sequence[int],
+    head_dim: int,
+    dtype: str,
+    score_dtype: str,
+    block_q: int,
+    block_k: int,
+    mark: int | None = None,
+) -> Figure:
+    """Memory traffic of one head against sequence length, log-log: standard attention
+    (S and P written and read back), FlashAttention at real tiles (K and V re-read once per
+    query tile), and the ideal of touching Q, K, V, O once. ``mark`` labels one length.
+
+    >>> fig = traffic_plot([512, 1024, 2048], 128, "bf16", "fp32", 128, 64)
+    >>> len(fig.axes[0].lines)
+    5
+    """
+    curves = traffic_curves(lengths, head_dim, dtype, score_dtype, block_q, block_k)
+    styles = {
+        "standard": dict(color=PALETTE[3], lw=2),
+        "standard, S and P only": dict(color=PALETTE[3], lw=1, ls=":"),
+        "flash, real tiles": dict(color=PALETTE[0], lw=2),
+        "flash, real tiles, causal": dict(color=PALETTE[0], lw=1, ls="--"),
+        "ideal 4 L d": dict(color=PALETTE[2], lw=2),
+    }
+    labels = {
+        "flash, real tiles": f"FlashAttention, block_q={block_q}",
+        "flash, real tiles, causal": f"FlashAttention causal, block_k={block_k}",
+        "ideal 4 L d": "ideal: Q, K, V, O once (4 L d)",
+        "standard": "standard: I/O + S, P write and read",
+        "standard, S and P only": "standard: S, P only",
+    }
+    fig, ax = figure(6.4, 4.0)
+    xs = np.asarray(lengths, dtype=np.float64)
+    for name, ys in curves.items():
+        ax.plot(xs, ys, label=labels[name], **styles[name])
+    if mark is not None:
+        at = traffic_curves([mark], head_dim, dtype, score_dtype, block_q, block_k)
+        ax.axvline(mark, color="#999999", lw=0.8)
+        for name in ("standard", "flash, real tiles", "ideal 4 L d"):
+            y = float(at[name][0])
+            ax.plot([mark], [y], "o", color=styles[name]["color"], ms=5)
+            ax.annotate(f"{y:.0f} MiB", (mark, y), xytext=(6, -3), textcoords="offset points",
+                        fontsize=8)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("sequence length L (tokens)")
+    ax.set_ylabel(f"traffic per head (MiB), d={head_dim}, {dtype}")
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, Ln):
+        return str(x)
+    if isinstance(x, Fraction):
+        return str(x)
+    if isinstance(x, np.ndarray):
+        return ", ".join(_fmt(v) for v in np.ravel(x).tolist())
+    return f"{float(x):.6g}"
+
+
+def trace_rows(steps: Sequence[Step]) -> list[list[str]]:
+    """The online-softmax trace as table rows: block, its scores, r, m, l, u, u / l.
+
+    >>> from infrabook.online_softmax import trace
+    >>> for row in trace_rows(trace([Ln(1), Ln(2)], [Fraction(1), Fraction(3)])):
+    ...     print(row)
+    ['1', '0', '1', '0', '1', '1', '1']
+    ['2', 'ln(2)', '1/2', 'ln(2)', '3/2', '7/2', '7/3']
+    """
+    return [
+        [
+            str(s.index + 1),
+            ", ".join(_fmt(x) for x in s.scores),
+            _fmt(s.r),
+            _fmt(s.state.m),
+            _fmt(s.state.l),
+            _fmt(s.state.u),
+            _fmt(s.state.result),
+        ]
+        for s in steps
+    ]

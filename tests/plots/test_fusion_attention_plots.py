@@ -1,0 +1,128 @@
+"""The fusion and attention figures draw what the calculators compute, and the table helpers
+render it faithfully."""
+
+from fractions import Fraction
+
+import pytest
+from matplotlib.figure import Figure
+
+from infrabook.attention_sizes import attention_sizes, flash_traffic
+from infrabook.config import devices
+from infrabook.dataflow import account, fully_fused, unfused
+from infrabook.ffn_chain import activation_chain
+from infrabook.fusion_search import rank_plans
+from infrabook.online_softmax import Ln, trace
+from infrabook.plots.attention import size_rows, trace_rows, traffic_curves, traffic_plot
+from infrabook.plots.fusion import (
+    bandwidth_rows,
+    kernel_rows,
+    liveness_timeline,
+    plan_rows,
+    traffic_bars,
+)
+from infrabook.tables import markdown_table
+from infrabook.units import MiB
+
+TWO = activation_chain(1024, 12288, "bf16")
+THREE = activation_chain(1024, 12288, "bf16", "int8")
+
+
+def _bar_total(ax, x):
+    return sum(p.get_height() for p in ax.patches if abs(p.get_x() + p.get_width() / 2 - x) < 1e-9)
+
+
+def test_traffic_bars_heights_are_the_accounting():
+    fig = traffic_bars(TWO, [("separate", unfused(TWO)), ("fused", fully_fused(TWO))])
+    assert isinstance(fig, Figure)
+    ax = fig.axes[0]
+    ticks = ax.get_xticks()
+    kernels = [*account(TWO, unfused(TWO)).kernels, *account(TWO, fully_fused(TWO)).kernels]
+    assert len(ticks) == len(kernels)
+    for x, k in zip(ticks, kernels, strict=True):
+        assert _bar_total(ax, x) == pytest.approx(k.bytes_moved / MiB)
+    assert ax.get_ylabel().endswith("(MiB)")
+    assert fig.legends, "the figure needs a legend"
+
+
+def test_traffic_bars_hatches_only_the_intermediate():
+    fig = traffic_bars(TWO, [("separate", unfused(TWO))])
+    hatched = [p for p in fig.axes[0].patches if p.get_hatch()]
+    # T written by silu, read by mul: 24 MiB each.
+    assert [p.get_height() for p in hatched] == pytest.approx([24, 24])
+
+
+def test_liveness_timeline_stacks_live_bytes_and_shows_traffic():
+    plans = [("separate", unfused(THREE)), ("fused", fully_fused(THREE))]
+    fig = liveness_timeline(THREE, plans)
+    assert len(fig.axes) == 2
+    for ax, (_, plan) in zip(fig.axes, plans, strict=True):
+        acc = account(THREE, plan)
+        for step, k in enumerate(acc.kernels):
+            assert _bar_total(ax, step) == pytest.approx(k.live_bytes / MiB)
+        traffic_x = len(acc.kernels) + 0.2
+        assert _bar_total(ax, traffic_x) == pytest.approx(acc.traffic / MiB)
+        assert f"peak {acc.peak_live_bytes // MiB} MiB" in ax.get_title()
+    assert fig.axes[0].get_ylim() == fig.axes[1].get_ylim()
+
+
+@pytest.mark.parametrize("fn", [traffic_bars, liveness_timeline])
+def test_figures_reject_no_plans(fn):
+    with pytest.raises(ValueError):
+        fn(TWO, [])
+
+
+def test_kernel_and_plan_rows():
+    fused = account(TWO, fully_fused(TWO))
+    assert kernel_rows(fused) == [["silu+mul", "G, U", "Z", "48", "24", "72"]]
+    rows = plan_rows(rank_plans(THREE))
+    assert [r[2] for r in rows] == ["60", "108", "108", "156"]
+    assert [r[3] for r in rows] == ["60", "72", "72", "72"]
+
+
+def test_bandwidth_rows_cover_every_device_and_flag_unknown_l2():
+    rows = bandwidth_rows(list(devices().values()), [120 * MiB, 72 * MiB], 96 * MiB)
+    assert len(rows) == len(devices())
+    by_name = {r[0]: r for r in rows}
+    assert by_name["NVIDIA B200 (HGX)"][-1] == "?"
+    assert by_name["NVIDIA RTX PRO 6000 Blackwell"][-1] == "yes"
+    assert by_name["NVIDIA H200 SXM"][-1] == "no"
+
+
+def test_traffic_curves_match_the_calculators():
+    lengths = [512, 8192, 65536]
+    c = traffic_curves(lengths, 128, "bf16", "fp32", 128, 64)
+    for i, n in enumerate(lengths):
+        a = attention_sizes(n, 128, "bf16", "fp32")
+        assert c["standard"][i] == a.standard_traffic / MiB
+        assert c["ideal 4 L d"][i] == a.io_traffic / MiB
+        assert c["flash, real tiles"][i] == flash_traffic(n, 128, "bf16", 128, 64).total / MiB
+    # Standard and tiled FlashAttention both grow as L**2; the ideal grows as L.
+    assert c["standard"][2] / c["standard"][1] == pytest.approx(64, rel=0.01)
+    assert c["flash, real tiles"][2] / c["flash, real tiles"][1] == pytest.approx(64, rel=0.02)
+    assert c["ideal 4 L d"][2] / c["ideal 4 L d"][1] == pytest.approx(8)
+
+
+def test_traffic_plot_is_log_log_with_labels():
+    fig = traffic_plot([512, 1024, 2048, 4096], 128, "bf16", "fp32", 128, 64, mark=1024)
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert "MiB" in ax.get_ylabel() and "L" in ax.get_xlabel()
+    assert len(ax.get_legend().get_texts()) == 5
+
+
+def test_size_and_trace_rows():
+    rows = size_rows(attention_sizes(8192, 128, "bf16", "fp32"))
+    assert [r[3] for r in rows] == ["2", "256", "256"]
+    steps = trace([Ln(1), Ln(2)], [Fraction(1), Fraction(3)])
+    assert trace_rows(steps)[-1][-1] == "7/3"
+    floats = trace_rows(trace([0.0, 1.0], [1.0, 2.0], block=2))
+    assert len(floats) == 1 and floats[0][3] == "1"
+
+
+def test_markdown_table_escapes_and_aligns():
+    text = markdown_table(["a", "b"], [["x|y", 1]], align="lr")
+    assert text.splitlines() == ["| a | b |", "|:---|---:|", "| x\\|y | 1 |"]
+    with pytest.raises(ValueError):
+        markdown_table(["a"], [["x"]], align="q")
+    with pytest.raises(ValueError):
+        markdown_table([], [])
