@@ -3,7 +3,8 @@
 Verdicts:
 
 * ``matches``: the recomputation, rounded to the digits the article gives, is the stated value;
-* ``rounded``: within 2 % but not equal at the stated digits (the article rounded an input);
+* ``rounded``: within :data:`ROUNDED_TOLERANCE` (2 %) but not equal at the stated digits
+  (the article rounded an input);
 * ``differs``: further off than that;
 * ``implausible``: the arithmetic may hold, but the claim needs more than any listed
   device can deliver (see :mod:`infrabook.roofline`).
@@ -28,6 +29,9 @@ from infrabook.roofline import check_bandwidth_claim
 from infrabook.units import GiB, mib
 
 VERDICTS = ("matches", "rounded", "differs", "implausible")
+
+#: Largest relative difference still called "rounded" rather than "differs".
+ROUNDED_TOLERANCE = 0.02
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,7 @@ def verdict(stated: str, value: float | Fraction) -> str:
         if round(float(value), decimals) == target:
             return "matches"
     rel = abs(float(value) - float(target)) / abs(float(target))
-    return "rounded" if rel <= 0.02 else "differs"
+    return "rounded" if rel <= ROUNDED_TOLERANCE else "differs"
 
 
 @cache

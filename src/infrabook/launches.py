@@ -51,6 +51,38 @@ def launch_counts(
     )
 
 
+@dataclass(frozen=True)
+class PersistentSchedule:
+    """Programs launched for one elementwise kernel: one per tile, or one per SM looping."""
+
+    tiles: int
+    per_tile_programs: int
+    persistent_programs: int
+
+    @property
+    def tiles_per_program(self) -> tuple[int, int]:
+        """Fewest and most tiles one persistent program processes."""
+        return (self.tiles // self.persistent_programs,
+                -(-self.tiles // self.persistent_programs))
+
+
+def persistent_schedule(elements: int, block: int, sm_count: int) -> PersistentSchedule:
+    """Section 5.4: a persistent kernel launches ``min(sm_count, tiles)`` programs that loop
+    over the tiles, instead of one program per tile.
+
+    The article's [1024, 12288] tensor in 1024-element tiles on an H200's 132 SMs:
+
+    >>> s = persistent_schedule(1024 * 12288, 1024, 132)
+    >>> s.per_tile_programs, s.persistent_programs, s.tiles_per_program
+    (12288, 132, (93, 94))
+    """
+    check_positive_int("elements", elements)
+    check_positive_int("block", block)
+    check_positive_int("sm_count", sm_count)
+    tiles = -(-elements // block)
+    return PersistentSchedule(tiles, tiles, min(sm_count, tiles))
+
+
 def article_launch_counts() -> tuple[LaunchCount, ...]:
     """The article's case from ``conf/scenarios.toml``.
 
