@@ -1,5 +1,5 @@
 """Sessions: ``tests`` (pytest + doctests), ``docs`` (the executed site, checked), ``lint``
-(ruff), ``browser`` (the built site in headless Chromium).
+(ruff), ``browser`` (the built site in headless Chromium), ``bench`` (benchmark records).
 
 Every session installs with ``constraints/cpu.txt``, which pins the CPU build of torch so a
 machine without a GPU never downloads CUDA wheels.
@@ -57,3 +57,16 @@ def lint(session: nox.Session) -> None:
     """ruff: lint."""
     session.install("ruff")
     session.run("ruff", "check", ".")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """The benchmark suite: CPU experiments always, GPU ones where CUDA is present; writes
+    ``docs/_data/bench/<device>.json``. Pass ``-- --quick`` for scaled-down sizes, ``-- --only
+    gpu`` on a GPU machine to leave ``cpu.json`` alone, ``-- --help`` for the rest.
+
+    numexpr (a fused CPU path of the fusion experiment) comes with the ``bench`` extra; the
+    suite records it as skipped where it is missing.
+    """
+    session.install(*CONSTRAINTS, "-e", ".[kernels,test,bench]")
+    session.run("python", "-m", "infrabook.bench", *session.posargs)

@@ -128,3 +128,20 @@ def test_attention_rejects_flags_and_tiles(device):
         flash_attention(q, k, v, block_m=8)
     with pytest.raises(ValueError, match="block_n must be a power of two between 16 and 128"):
         flash_attention(q, k, v, block_n=96)
+
+
+def test_importing_triton_first_on_cpu_is_a_clear_error():
+    # Without CUDA the kernels must be interpreted, which Triton only supports when the
+    # variable is set before triton itself is imported; a late choice must fail loudly.
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["CUDA_VISIBLE_DEVICES"] = ""
+    run = subprocess.run(
+        [sys.executable, "-c", "import triton, infrabook.kernels"],
+        capture_output=True, text=True, env=env,
+    )
+    assert run.returncode != 0
+    assert "triton was imported before TRITON_INTERPRET was set" in run.stderr

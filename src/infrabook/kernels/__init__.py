@@ -18,10 +18,19 @@ True
 """
 
 import os
+import sys
 
 import torch
 
 if "TRITON_INTERPRET" not in os.environ and not torch.cuda.is_available():
+    if "triton" in sys.modules:
+        # Triton decorated its own library functions (tl.zeros, ...) when it was imported;
+        # without the variable set then, the interpreter cannot call them later.
+        raise ImportError(
+            "infrabook.kernels: no CUDA device, so the kernels need Triton's interpreter, "
+            "but triton was imported before TRITON_INTERPRET was set; set "
+            "TRITON_INTERPRET=1 before importing triton (or import infrabook.kernels first)"
+        )
     os.environ["TRITON_INTERPRET"] = "1"
 
 from infrabook.kernels._checks import DEVICE, INTERPRETED

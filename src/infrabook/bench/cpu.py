@@ -1,0 +1,702 @@
+"""The CPU experiments: fusion, attention memory, dispatch counts and shapes.
+
+Each function runs one experiment and returns its record entry (see
+:mod:`infrabook.bench.record`). The defaults are scaled down so that a page can call them
+live in a few seconds on two cores; :mod:`infrabook.bench.run` passes the article's sizes.
+
+Times on a CPU are noisy, more so on a shared machine: every entry records the load
+average beside the times, and the targets of the issue are reported, never assumed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from infrabook import config
+from infrabook.attention_sizes import attention_sizes
+from infrabook.bench import record
+from infrabook.bench.attention import blockwise_attention, naive_attention, peak_bytes
+from infrabook.bench.dispatch import EAGER_OPS, FFN, count_runs
+from infrabook.bench.timing import CacheFlush, Timing, time_interleaved
+from infrabook.bucketing import actual_rows, bucket_for, check_buckets, check_calls
+from infrabook.crossover import Line, crossover, regimes
+from infrabook.dataflow import account, fully_fused, unfused
+from infrabook.ffn_chain import activation_chain
+from infrabook.launches import article_launch_counts
+from infrabook.units import MiB
+
+Log = Callable[[str], None]
+
+#: The fused expression numexpr evaluates: silu(g) * u written out.
+NUMEXPR_EXPR = "g / (1 + exp(-g)) * u"
+
+#: Bytes written to evict the caches between repetitions: at least this, or twice the LLC.
+MIN_FLUSH_BYTES = 64 * MiB
+
+
+def flush_bytes() -> int:
+    """Twice the last-level cache, at least :data:`MIN_FLUSH_BYTES`."""
+    return max(2 * (record.llc_bytes() or 0), MIN_FLUSH_BYTES)
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+def _method(warmup: int, reps: int, flush: str, **extra: Any) -> dict[str, Any]:
+    summary = (f"median of {reps} reps after {warmup} warm-ups, spread p20–p80, "
+               f"candidates interleaved; {flush}")
+    if extra.get("notes"):
+        summary += f"; {extra['notes']}"
+    return {"timer": "time.perf_counter", "warmup": warmup, "reps": reps,
+            "statistic": "median", "spread": "p20-p80", "interleaved": True,
+            "cache_flush": flush, **extra, "summary": summary}
+
+
+def _ms(t: Timing) -> float:
+    return t.median * 1e3
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0] if text else ''}"[:300]
+
+
+# ------------------------------------------------------------------------------ fusion
+
+
+def _swiglu_into(g: torch.Tensor, u: torch.Tensor, z: torch.Tensor) -> None:
+    z.copy_(torch.nn.functional.silu(g) * u)
+
+
+def fusion(
+    rows: int = 256,
+    cols: int = 4096,
+    reps: int = 5,
+    *,
+    warmup: int = 2,
+    compiled: bool = False,
+    use_numexpr: bool = True,
+    flush: bool = True,
+    quick: bool = False,
+    log: Log = _quiet,
+) -> dict[str, Any]:
+    """The activation chain ``z = silu(g) * u`` in fp32, unfused against fused, on the CPU.
+
+    Paths: ``eager`` (``aten.silu`` writes T, ``mul`` reads it back: the unfused plan),
+    ``compile`` (``torch.compile``: inductor's one C++ loop; only with ``compiled=True``,
+    as compiling takes seconds), ``numexpr`` (one pass, ``threads = usable cores``) and
+    ``copy`` (``dst.copy_(g)``, the measured copy bandwidth). Outputs, and eager's T, are
+    allocated once beforehand, as a GPU's caching allocator would; a fresh large CPU
+    allocation costs page faults that are no part of either plan's traffic.
+
+    GB/s is bytes from the dataflow model (:func:`infrabook.dataflow.account`) over time.
+    """
+    started = time.perf_counter()
+    if rows < 1 or cols < 1:
+        raise ValueError(f"rows and cols must be positive, got {rows} x {cols}")
+    cores = record.usable_cores()
+    gen = torch.Generator().manual_seed(0)
+    g = torch.randn(rows, cols, generator=gen)
+    u = torch.randn(rows, cols, generator=gen)
+    ref = torch.nn.functional.silu(g) * u
+    graph = activation_chain(rows, cols, "fp32")
+    bytes_unfused = account(graph, unfused(graph)).traffic
+    bytes_fused = account(graph, fully_fused(graph)).traffic
+    tensor_bytes = g.numel() * g.element_size()
+
+    paths: dict[str, dict[str, Any]] = {}
+    candidates: dict[str, Callable[[], object]] = {}
+    t_buf, z_eager = torch.empty_like(g), torch.empty_like(g)
+
+    def eager() -> None:
+        torch.ops.aten.silu.out(g, out=t_buf)
+        torch.mul(t_buf, u, out=z_eager)
+
+    candidates["eager"] = eager
+    paths["eager"] = {"label": "eager: silu writes T, mul reads it", "model_bytes": bytes_unfused,
+                      "fused": False}
+
+    if compiled:
+        z_c = torch.empty_like(g)
+        paths["compile"] = {"label": "torch.compile (inductor C++ loop)",
+                            "model_bytes": bytes_fused, "fused": True}
+        log("fusion: compiling with torch.compile (inductor) ...")
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fn = torch.compile(_swiglu_into, fullgraph=True, dynamic=False)
+                t0 = time.perf_counter()
+                fn(g, u, z_c)
+                paths["compile"]["compile_s"] = time.perf_counter() - t0
+            paths["compile"]["allclose"] = bool(torch.allclose(z_c, ref, rtol=1e-5, atol=1e-6))
+            candidates["compile"] = lambda: fn(g, u, z_c)
+        except Exception as err:  # record why, do not crash: e.g. no C++ compiler
+            paths["compile"].update(status="failed", reason=_first_line(err))
+    else:
+        paths["compile"] = {"label": "torch.compile (inductor C++ loop)",
+                            "model_bytes": bytes_fused, "fused": True, "status": "skipped",
+                            "reason": "not requested (compiled=False: compiling takes seconds)"}
+
+    ne_threads_before = None
+    ne: Any = None
+    paths["numexpr"] = {"label": f"numexpr, {NUMEXPR_EXPR!r}", "model_bytes": bytes_fused,
+                        "fused": True}
+    if use_numexpr:
+        try:
+            import numexpr as ne
+        except ImportError:
+            paths["numexpr"].update(status="skipped", reason="numexpr is not installed")
+    else:
+        paths["numexpr"].update(status="skipped", reason="not requested")
+    if ne is not None:
+        ne_threads_before = ne.set_num_threads(cores)
+        g_np, u_np = g.numpy(), u.numpy()
+        z_ne = np.empty_like(g_np)
+
+        def numexpr_path() -> None:
+            ne.evaluate(NUMEXPR_EXPR, local_dict={"g": g_np, "u": u_np}, out=z_ne)
+
+        numexpr_path()
+        paths["numexpr"].update(threads=cores, allclose=bool(
+            np.allclose(z_ne, ref.numpy(), rtol=1e-5, atol=1e-6)))
+        candidates["numexpr"] = numexpr_path
+
+    dst = torch.empty_like(g)
+    candidates["copy"] = lambda: dst.copy_(g)
+    paths["copy"] = {"label": "copy: dst.copy_(g), bandwidth reference",
+                     "model_bytes": 2 * tensor_bytes, "fused": None}
+
+    flusher = CacheFlush(flush_bytes()) if flush else None
+    log(f"fusion: timing {', '.join(candidates)} at [{rows}, {cols}] fp32, "
+        f"{reps} reps interleaved ...")
+    try:
+        timings = time_interleaved(candidates, warmup=warmup, reps=reps, before=flusher)
+    finally:
+        if ne is not None and ne_threads_before is not None:
+            ne.set_num_threads(ne_threads_before)
+    paths["eager"]["allclose"] = bool(torch.allclose(z_eager, ref, rtol=1e-5, atol=1e-6))
+
+    copy_gb_s = paths["copy"]["model_bytes"] / timings["copy"].median / 1e9
+    eager_s = timings["eager"].median
+    for name, info in paths.items():
+        info.setdefault("status", "ok")
+        if name in timings:
+            t = timings[name]
+            info["timing"] = t.as_dict()
+            info["gb_s"] = info["model_bytes"] / t.median / 1e9
+            info["pct_copy"] = 100 * info["gb_s"] / copy_gb_s
+            info["speedup_vs_eager"] = eager_s / t.median if name != "copy" else None
+
+    fused_ok = [n for n, p in paths.items() if p["fused"] and "timing" in p]
+    best = min(fused_ok, key=lambda n: paths[n]["timing"]["median_s"]) if fused_ok else None
+    model_speedup = bytes_unfused / bytes_fused
+    values: dict[str, Any] = {
+        "model_speedup": model_speedup,
+        "model_unfused_mib": bytes_unfused / MiB,
+        "model_fused_mib": bytes_fused / MiB,
+        "copy_gb_s": copy_gb_s,
+        "best_path": best,
+        "best_speedup": paths[best]["speedup_vs_eager"] if best else None,
+        "best_gb_s": paths[best]["gb_s"] if best else None,
+        "best_pct_copy": paths[best]["pct_copy"] if best else None,
+        "compile_s": paths["compile"].get("compile_s"),
+    }
+    for name, info in paths.items():
+        if "timing" in info:
+            values[f"{name}_ms"] = info["timing"]["median_s"] * 1e3
+            values[f"{name}_gb_s"] = info["gb_s"]
+            if name not in ("eager", "copy"):
+                values[f"{name}_speedup"] = info["speedup_vs_eager"]
+                values[f"{name}_pct_copy"] = info["pct_copy"]
+
+    rows_out = []
+    for name, info in paths.items():
+        if "timing" in info:
+            t = info["timing"]
+            rows_out.append([
+                name, info["label"], t["median_s"] * 1e3,
+                f"{t['p20_s'] * 1e3:.2f}–{t['p80_s'] * 1e3:.2f}", info["model_bytes"] / MiB,
+                info["gb_s"], info["pct_copy"], info["speedup_vs_eager"],
+                model_speedup if info["fused"] else (1.0 if info["fused"] is False else None),
+            ])
+        else:
+            rows_out.append([name, f"{info['label']} ({info['status']}: {info['reason']})",
+                             None, None, info["model_bytes"] / MiB, None, None, None,
+                             model_speedup])
+    note = "best fused path: " + (best or "none measured")
+    targets = [
+        record.target("cpu_fused_speedup",
+                      "CPU: best fused path vs unfused eager, speed-up", values["best_speedup"],
+                      1.6, ">=", "x", note),
+        record.target("cpu_fused_bandwidth",
+                      "CPU: best fused path, effective bandwidth as % of measured copy",
+                      values["best_pct_copy"], 80.0, ">=", "%", note),
+    ]
+    flush_text = (f"caches flushed before every timed call by reading and writing "
+                  f"{flush_bytes() // MiB} MiB (2x LLC, at least 64 MiB)" if flush
+                  else "no cache flush")
+    return record.entry(
+        "fusion", "Fusion on the CPU: silu(g) * u, unfused vs fused",
+        device=record.cpu_info(), quick=quick,
+        method=_method(warmup, reps, flush_text,
+                       notes="outputs preallocated (no page faults timed); GB/s = model bytes "
+                             "/ median time; copy GB/s = (read + written) / time"),
+        params={"rows": rows, "cols": cols, "dtype": "fp32", "threads": cores,
+                "torch_threads": torch.get_num_threads(), "compiled": compiled,
+                "tensor_mib": tensor_bytes / MiB},
+        results={"paths": paths, "best_fused": best},
+        values=values,
+        tables=[record.table(
+            f"silu(g) * u at [{rows}, {cols}] fp32 on {cores} cores",
+            ["path", "what", "median ms", "p20–p80 ms", "model MiB", "GB/s", "% of copy",
+             "speed-up vs eager", "model speed-up"], rows_out)],
+        targets=targets,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+# -------------------------------------------------------------------- attention memory
+
+
+def attention_memory(
+    seq_lens: Sequence[int] = (256, 512, 1024),
+    head_dim: int = 128,
+    *,
+    block_q: int | None = None,
+    block_k: int | None = None,
+    quick: bool = False,
+    log: Log = _quiet,
+) -> dict[str, Any]:
+    """Peak memory of naive (S, P materialised) and blockwise (online softmax) attention.
+
+    One head, fp32 (numpy has no bf16), tiles from ``conf/scenarios.toml`` [attention]
+    unless given. The prediction beside each measurement is the calculator's
+    (:func:`infrabook.attention_sizes.attention_sizes`): S + P + O for naive; for blockwise
+    O plus one tile's scores and two query-tile-sized buffers.
+    """
+    started = time.perf_counter()
+    conf = config.scenarios()["attention"]
+    bq = block_q or conf["block_q"]
+    bk = block_k or conf["block_k"]
+    rng = np.random.default_rng(0)
+    per_len = []
+    for n in seq_lens:
+        log(f"attention_memory: L={n}, d={head_dim}: naive, then blockwise ...")
+        q, k, v = rng.standard_normal((3, n, head_dim), dtype=np.float32)
+        sizes = attention_sizes(n, head_dim, "fp32", "fp32")
+        t0 = time.perf_counter()
+        o_naive, naive_peak = peak_bytes(naive_attention, q, k, v)
+        t1 = time.perf_counter()
+        o_block, block_peak = peak_bytes(blockwise_attention, q, k, v, bq, bk)
+        t2 = time.perf_counter()
+        close = bool(np.allclose(o_block, o_naive, rtol=1e-4, atol=1e-5))
+        per_len.append({
+            "seq_len": n,
+            "predicted_naive_bytes": 2 * sizes.score_bytes + sizes.qkvo_bytes,
+            "predicted_s_p_bytes": 2 * sizes.score_bytes,
+            "predicted_blockwise_bytes": sizes.qkvo_bytes + (bq * bk + 2 * bq * head_dim) * 4,
+            "naive_peak_bytes": naive_peak,
+            "blockwise_peak_bytes": block_peak,
+            "ratio": block_peak / naive_peak,
+            "allclose": close,
+            "max_abs_diff": float(np.max(np.abs(o_block - o_naive))),
+            "naive_s": t1 - t0,
+            "blockwise_s": t2 - t1,
+        })
+        del o_naive, o_block, q, k, v
+    values: dict[str, Any] = {"all_close": all(r["allclose"] for r in per_len)}
+    for r in per_len:
+        n = r["seq_len"]
+        values[f"naive_peak_mib_{n}"] = r["naive_peak_bytes"] / MiB
+        values[f"blockwise_peak_mib_{n}"] = r["blockwise_peak_bytes"] / MiB
+        values[f"predicted_naive_mib_{n}"] = r["predicted_naive_bytes"] / MiB
+        values[f"ratio_{n}"] = r["ratio"]
+    largest = per_len[-1] if per_len else None
+    values["largest_seq_len"] = largest["seq_len"] if largest else None
+    values["ratio_largest"] = largest["ratio"] if largest else None
+    at_8k = next((r for r in per_len if r["seq_len"] == 8192), None)
+    targets = [record.target(
+        "blockwise_peak_8192",
+        "blockwise attention peak memory at L=8192 as % of naive",
+        100 * at_8k["ratio"] if at_8k else None, 5.0, "<=", "%",
+        "" if at_8k else "L=8192 not measured in this run",
+    )]
+    rows = [[r["seq_len"], r["predicted_naive_bytes"] / MiB, r["naive_peak_bytes"] / MiB,
+             r["predicted_blockwise_bytes"] / MiB, r["blockwise_peak_bytes"] / MiB,
+             100 * r["ratio"], r["allclose"], r["max_abs_diff"]] for r in per_len]
+    return record.entry(
+        "attention_memory", "Attention peak memory: S and P materialised vs online softmax",
+        device=record.cpu_info(), quick=quick,
+        method={"measure": "tracemalloc peak over numpy array buffers, above what was "
+                           "allocated before the call (inputs excluded, output included)",
+                "summary": (f"peak of one call measured with tracemalloc (numpy's array "
+                            f"buffers; BLAS scratch not included); fp32, one head, d="
+                            f"{head_dim}, tiles {bq} x {bk}; allclose rtol 1e-4 atol 1e-5")},
+        params={"seq_lens": list(seq_lens), "head_dim": head_dim, "dtype": "fp32",
+                "block_q": bq, "block_k": bk},
+        results={"per_seq_len": per_len},
+        values=values,
+        tables=[record.table(
+            f"one head, d={head_dim}, fp32; blockwise tiles {bq} x {bk}",
+            ["L", "model S+P+O MiB", "naive peak MiB", "model blockwise MiB",
+             "blockwise peak MiB", "blockwise % of naive", "allclose", "max |Δ|"], rows)],
+        targets=targets,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+# ----------------------------------------------------------------------------- launches
+
+
+def launches(
+    runs: int | None = None,
+    rows: int = 8,
+    d_model: int = 64,
+    d_ff: int = 256,
+    *,
+    quick: bool = False,
+    log: Log = _quiet,
+) -> dict[str, Any]:
+    """Operator dispatches of ``runs`` FFN runs, eager against fused, as counted.
+
+    ``runs`` defaults to the article's (``conf/scenarios.toml`` [graph_replay]). The numbers
+    come from :class:`infrabook.bench.dispatch.DispatchCounter`; the article's are printed
+    beside them from :func:`infrabook.launches.article_launch_counts`.
+    """
+    started = time.perf_counter()
+    runs = runs or config.scenarios()["graph_replay"]["runs"]
+    log(f"launches: counting dispatches of {runs} FFN runs, eager and fused ...")
+    ffn = FFN(rows, d_model, d_ff)
+    eager = count_runs(ffn, runs, fused=False)
+    fused = count_runs(ffn, runs, fused=True)
+    article = {c.name: c for c in article_launch_counts()}
+    results = {
+        "eager": {"dispatches": eager.count(), "ops_first_run": eager.ops[:len(eager.ops) // runs],
+                  "histogram": eager.histogram()},
+        "fused": {"dispatches": fused.count(), "ops_first_run": fused.ops[:len(fused.ops) // runs],
+                  "histogram": fused.histogram()},
+        "article": {name: {"host_submissions": c.host_submissions, "kernels": c.kernels}
+                    for name, c in article.items()},
+        "ffn_ops": list(EAGER_OPS),
+    }
+    values = {
+        "runs": runs,
+        "eager_dispatches": eager.count(),
+        "fused_dispatches": fused.count(),
+        "eager_per_run": eager.count() / runs,
+        "fused_per_run": fused.count() / runs,
+        "article_eager": article["eager"].kernels,
+        "article_fused": article["fused"].kernels,
+        "matches_article": (eager.count() == article["eager"].kernels
+                            and fused.count() == article["fused"].kernels),
+    }
+    rows_out = [
+        ["eager", " → ".join(results["eager"]["ops_first_run"]), eager.count(),
+         article["eager"].kernels],
+        ["fused (silu·mul as one op)", " → ".join(results["fused"]["ops_first_run"]),
+         fused.count(), article["fused"].kernels],
+    ]
+    return record.entry(
+        "launches", "Dispatches for three FFN runs: eager vs fused",
+        device=record.cpu_info(), quick=quick,
+        method={"counter": "torch.utils._python_dispatch.TorchDispatchMode",
+                "summary": ("operators counted with a TorchDispatchMode under torch.no_grad "
+                            "(each is one kernel on a GPU); not timed. Graph replay needs "
+                            "CUDA: see gpu_graphs")},
+        params={"runs": runs, "rows": rows, "d_model": d_model, "d_ff": d_ff,
+                "fused_op": "infrabook_bench::swiglu (torch.library.custom_op)"},
+        results=results,
+        values=values,
+        tables=[record.table(
+            f"{runs} runs of x + (silu(x Wg) * (x Wu)) Wd",
+            ["configuration", "ops of one run (as dispatched)", "dispatches counted",
+             "article's kernels"], rows_out)],
+        targets=[],
+        duration_s=time.perf_counter() - started,
+    )
+
+
+# ------------------------------------------------------------------------------- shapes
+
+
+def _peak_estimate() -> dict[str, Any]:
+    info = record.cpu_info()
+    per_cycle = 32 if {"avx2", "fma"} <= set(info["vector"]) else (
+        16 if "avx" in info["vector"] else None)
+    if per_cycle is None or not info["mhz"]:
+        return {"gflop_s": None, "basis": "unknown (no AVX/FMA flags or clock in /proc/cpuinfo)"}
+    cores = info["usable_cores"]
+    return {"gflop_s": cores * info["mhz"] / 1e3 * per_cycle,
+            "basis": (f"{cores} cores x {info['mhz']:.0f} MHz x {per_cycle} fp32 FLOP/cycle "
+                      "(2 FMA pipes x 8 lanes x 2; an estimate, boost clocks differ)")}
+
+
+def shapes(
+    rows: Sequence[int] = (16, 64, 256, 1024),
+    k: int = 256,
+    n: int = 256,
+    reps: int = 3,
+    *,
+    warmup: int = 1,
+    scale: int = 4,
+    prep: str = "none",
+    quick: bool = False,
+    log: Log = _quiet,
+) -> dict[str, Any]:
+    """Matmul rate against rows, and the article's ten calls run generic vs bucketed.
+
+    Part 1: ``x @ w`` for x [rows, k], w [k, n], fp32: GFLOP/s for each row count.
+    Part 2: the ten calls of ``conf/scenarios.toml`` [bucketing] (rows and buckets divided by
+    ``scale``), run *generic* (each call at its own size) and *bucketed* (each call copied
+    into a zero-padded buffer of its bucket's size, copy timed); with
+    ``prep="compile"`` also *specialised* (a static graph per distinct shape).
+
+    ``prep="compile"``: the preparation each strategy needs is measured as what it is on a
+    compiler stack: ``torch.compile`` with caches disabled, one dynamic-shape graph for
+    generic, one static graph per bucket, one per distinct shape for specialised; run
+    times are then of those compiled graphs (on the CPU inductor calls the same BLAS
+    matmul for every shape). The crossovers follow from :mod:`infrabook.crossover`.
+    ``prep="none"``: eager runs, no preparation measured, no crossovers (seconds faster).
+    """
+    started = time.perf_counter()
+    if prep not in ("none", "compile"):
+        raise ValueError(f"prep must be 'none' or 'compile', got {prep!r}")
+    gen = torch.Generator().manual_seed(0)
+    w = torch.randn(k, n, generator=gen) / math.sqrt(k)
+
+    # Part 1: the sweep.
+    log(f"shapes: matmul sweep over rows {list(rows)} at k={k}, n={n} ...")
+    xs = {r: torch.randn(r, k, generator=gen) for r in rows}
+    outs = {r: torch.empty(r, n) for r in rows}
+    sweep_t = time_interleaved(
+        {str(r): (lambda r=r: torch.mm(xs[r], w, out=outs[r])) for r in rows},
+        warmup=warmup, reps=reps)
+    peak = _peak_estimate()
+    sweep = []
+    for r in rows:
+        t = sweep_t[str(r)]
+        sweep.append({"rows": r, "flop": 2 * r * k * n, "timing": t.as_dict(),
+                      "gflop_s": 2 * r * k * n / t.median / 1e9})
+    best_rate = max(s["gflop_s"] for s in sweep)
+    for s in sweep:
+        s["pct_of_best"] = 100 * s["gflop_s"] / best_rate
+        s["pct_of_est_peak"] = 100 * s["gflop_s"] / peak["gflop_s"] if peak["gflop_s"] else None
+
+    # Part 2: the ten calls.
+    conf = config.scenarios()["bucketing"]
+    calls = check_calls([[max(1, r // scale), c] for r, c in conf["calls"]])
+    buckets = check_buckets([max(1, b // scale) for b in conf["buckets"]])
+    sequence = [r for r, c in calls for _ in range(c)]
+    inputs = {r: torch.randn(r, k, generator=gen) for r, _ in calls}
+    padded = {b: torch.zeros(b, k) for b in buckets}
+
+    def mm(x: torch.Tensor) -> torch.Tensor:
+        return x @ w
+
+    fns: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {"generic": mm, "bucketed": mm}
+    prep_ms: dict[str, float | None] = {"generic": None, "bucketed": None}
+    prep_detail: dict[str, Any] = {}
+    compile_error = None
+    if prep == "compile":
+        log("shapes: measuring preparation (torch.compile per prepared shape, caches off) ...")
+        try:
+            prep_ms, prep_detail, fns = _compile_prep(mm, calls, buckets, inputs, padded)
+        except Exception as err:  # e.g. no C++ compiler: say so, run eager
+            compile_error = _first_line(err)
+            prep_ms = {"generic": None, "bucketed": None}
+
+    def generic() -> None:
+        for r in sequence:
+            fns["generic"](inputs[r])
+
+    def bucketed() -> None:
+        for r in sequence:
+            b = bucket_for(r, buckets)
+            padded[b][:r].copy_(inputs[r])
+            fns["bucketed"](padded[b])
+
+    group_fns: dict[str, Callable[[], object]] = {"generic": generic, "bucketed": bucketed}
+    if "specialised" in fns:
+        def specialised() -> None:
+            for r in sequence:
+                fns["specialised"](inputs[r])
+        group_fns["specialised"] = specialised
+    log(f"shapes: timing the {len(sequence)}-call group: {', '.join(group_fns)} ...")
+    group_t = time_interleaved(group_fns, warmup=warmup, reps=reps)
+
+    real = actual_rows(calls)
+    groups = {}
+    for name, t in group_t.items():
+        executed = sum(bucket_for(r, buckets) if name == "bucketed" else r for r in sequence)
+        groups[name] = {
+            "executed_rows": executed,
+            "actual_rows": real,
+            "padding_pct": 100 * (executed / real - 1),
+            "timing": t.as_dict(),
+            "useful_gflop_s": 2 * real * k * n / t.median / 1e9,
+            "executed_gflop_s": 2 * executed * k * n / t.median / 1e9,
+            "prep_ms": prep_ms.get(name),
+        }
+    crossings, regime_list = _crossovers(groups)
+    values: dict[str, Any] = {f"gflop_s_{s['rows']}": s["gflop_s"] for s in sweep}
+    values.update({
+        "best_gflop_s": best_rate,
+        "smallest_pct_of_best": sweep[0]["pct_of_best"],
+        "est_peak_gflop_s": peak["gflop_s"],
+        "padding_pct": groups["bucketed"]["padding_pct"],
+    })
+    for name, grp in groups.items():
+        values[f"{name}_ms"] = grp["timing"]["median_s"] * 1e3
+        values[f"{name}_prep_ms"] = grp["prep_ms"]
+        values[f"{name}_executed_gflop_s"] = grp["executed_gflop_s"]
+    for c in crossings:
+        values[f"crossover_{c['a']}_{c['b']}"] = c["runs"]
+    values["bucketed_vs_generic"] = values["bucketed_ms"] / values["generic_ms"]
+
+    sweep_rows = [[s["rows"], s["timing"]["median_s"] * 1e3, s["gflop_s"], s["pct_of_best"],
+                   s["pct_of_est_peak"]] for s in sweep]
+    group_rows = [[name, g["executed_rows"], g["padding_pct"], g["timing"]["median_s"] * 1e3,
+                   f"{g['timing']['p20_s'] * 1e3:.2f}–{g['timing']['p80_s'] * 1e3:.2f}",
+                   g["executed_gflop_s"], g["useful_gflop_s"], g["prep_ms"]]
+                  for name, g in groups.items()]
+    cross_rows = [[f"{c['a']} vs {c['b']}", c["runs"], c["meaning"]] for c in crossings]
+    tables = [
+        record.table(f"x @ w, w [{k}, {n}] fp32: rate against rows",
+                     ["rows", "median ms", "GFLOP/s", "% of best", "% of est. peak"], sweep_rows),
+        record.table(f"{len(sequence)} calls ({', '.join(f'{c}x{r}' for r, c in calls)} rows), "
+                     f"buckets {list(buckets)}",
+                     ["strategy", "rows executed", "padding %", "group ms", "p20–p80 ms",
+                      "executed GFLOP/s", "useful GFLOP/s", "prep ms"], group_rows),
+    ]
+    if cross_rows:
+        tables.append(record.table("T_total = P + r·T: where the lines cross (measured P, T)",
+                                   ["pair", "runs r*", "meaning"], cross_rows))
+    prep_text = {"none": "no preparation measured (prep='none')",
+                 "compile": ("prep = first-call time of torch.compile with caches disabled: 1 "
+                             "dynamic graph (generic), 1 static graph per bucket (bucketed), "
+                             "1 per distinct shape (specialised); runs use those graphs")}[prep]
+    if compile_error:
+        prep_text = f"torch.compile failed ({compile_error}): eager runs, no prep measured"
+    return record.entry(
+        "shapes", "Shapes: matmul rate against rows, generic vs bucketed",
+        device=record.cpu_info(), quick=quick,
+        method=_method(warmup, reps, "no cache flush (weights stay cached, as in a serving "
+                       "loop)", notes=prep_text, prep=prep, compile_error=compile_error,
+                       peak_estimate=peak["basis"]),
+        params={"rows": list(rows), "k": k, "n": n, "dtype": "fp32", "scale": scale,
+                "calls": [list(c) for c in calls], "buckets": list(buckets), "prep": prep,
+                "threads": torch.get_num_threads()},
+        results={"sweep": sweep, "groups": groups, "prep_detail": prep_detail,
+                 "crossovers": crossings, "regimes": regime_list, "est_peak": peak,
+                 "article_crossover_generic_bucketed": 65},
+        values=values,
+        tables=tables,
+        targets=[],
+        duration_s=time.perf_counter() - started,
+    )
+
+
+def _compile_prep(
+    mm: Callable[[torch.Tensor], torch.Tensor],
+    calls: tuple[tuple[int, int], ...],
+    buckets: tuple[int, ...],
+    inputs: dict[int, torch.Tensor],
+    padded: dict[int, torch.Tensor],
+) -> tuple[dict[str, float | None], dict[str, Any], dict[str, Callable]]:
+    """Compile what each strategy needs, timing the first call of each graph."""
+    import torch._dynamo
+    import torch._inductor.config as inductor_config
+
+    def timed(fn: Callable, x: torch.Tensor) -> float:
+        t0 = time.perf_counter()
+        fn(x)
+        return (time.perf_counter() - t0) * 1e3
+
+    detail: dict[str, Any] = {}
+    with warnings.catch_warnings(), inductor_config.patch(force_disable_caches=True):
+        warnings.simplefilter("ignore")
+        # One throwaway compile first, so that one-time start-up (imports, the compiler's
+        # own set-up) is charged to no strategy.
+        torch._dynamo.reset()
+        warm = torch.compile(lambda x: x @ x.T, dynamic=False, fullgraph=True)
+        detail["startup_ms"] = timed(warm, torch.ones(4, 4))
+
+        torch._dynamo.reset()
+        generic = torch.compile(mm, dynamic=True, fullgraph=True)
+        first = timed(generic, inputs[calls[0][0]])
+        rest = [timed(generic, inputs[r]) for r, _ in calls[1:]]
+        detail["generic"] = {"first_call_ms": first, "other_shapes_ms": rest}
+
+        torch._dynamo.reset()
+        bucket_fn = torch.compile(mm, dynamic=False, fullgraph=True)
+        per_bucket = {b: timed(bucket_fn, padded[b]) for b in buckets}
+        detail["bucketed"] = {"per_bucket_ms": per_bucket}
+
+        torch._dynamo.reset()
+        special_fn = torch.compile(mm, dynamic=False, fullgraph=True)
+        per_shape = {r: timed(special_fn, inputs[r]) for r, _ in calls}
+        detail["specialised"] = {"per_shape_ms": per_shape}
+    prep_ms = {"generic": first, "bucketed": sum(per_bucket.values()),
+               "specialised": sum(per_shape.values())}
+    return prep_ms, detail, {"generic": generic, "bucketed": bucket_fn,
+                             "specialised": special_fn}
+
+
+def _within_noise(ta: dict[str, Any], tb: dict[str, Any]) -> bool:
+    """Whether two timings are indistinguishable.
+
+    Interleaved samples are paired (repetition i of each ran back to back), so the test is
+    on the ratios a_i / b_i: within noise when their p20–p80 range contains 1. Without
+    paired samples: when the two p20–p80 ranges overlap.
+
+    >>> _within_noise({"samples_s": [1.0, 2.0, 3.0]}, {"samples_s": [1.5, 3.0, 4.5]})
+    False
+    >>> _within_noise({"p20_s": 1.0, "p80_s": 2.0}, {"p20_s": 1.5, "p80_s": 3.0})
+    True
+    """
+    sa, sb = ta.get("samples_s"), tb.get("samples_s")
+    if sa and sb and len(sa) == len(sb):
+        ratios = np.asarray(sa) / np.asarray(sb)
+        return bool(np.percentile(ratios, 20) <= 1.0 <= np.percentile(ratios, 80))
+    if all(k in t for t in (ta, tb) for k in ("p20_s", "p80_s")):
+        return bool(ta["p20_s"] <= tb["p80_s"] and tb["p20_s"] <= ta["p80_s"])
+    return False
+
+
+def _crossovers(groups: dict[str, dict[str, Any]]) -> tuple[list[dict], list[dict]]:
+    names = [n for n in groups if groups[n]["prep_ms"] is not None]
+    if len(names) < 2:
+        return [], []
+    lines = [Line(n, groups[n]["prep_ms"], groups[n]["timing"]["median_s"] * 1e3)
+             for n in names]
+    out = []
+    for i, a in enumerate(lines):
+        for b in lines[i + 1:]:
+            if a.run_ms == b.run_ms:
+                out.append({"a": a.name, "b": b.name, "runs": None,
+                            "meaning": "same run time: the cheaper preparation always wins"})
+                continue
+            r = crossover(a, b)
+            cheap_prep = a if a.prep_ms <= b.prep_ms else b
+            fast_run = a if a.run_ms < b.run_ms else b
+            if cheap_prep is fast_run:
+                meaning = f"{fast_run.name} is cheaper for every r (faster and cheaper to prepare)"
+            else:
+                meaning = (f"{cheap_prep.name} is cheaper below r* = {r:.1f} runs, "
+                           f"{fast_run.name} above")
+            noise = _within_noise(groups[a.name]["timing"], groups[b.name]["timing"])
+            if noise:
+                meaning += " (but the run times differ by less than their noise)"
+            out.append({"a": a.name, "b": b.name, "runs": r, "meaning": meaning,
+                        "run_times_within_noise": noise})
+    regime_list = [{"start": g.start, "end": g.end if math.isfinite(g.end) else None,
+                    "best": g.best} for g in regimes(lines)]
+    return out, regime_list

@@ -1,0 +1,118 @@
+"""Counting operator dispatches: the CPU's view of the article's 18 vs 15 (section 5.1).
+
+One FFN run is six operators: the gate matmul ``G = X W_g``, the up matmul ``U = X W_u``,
+``T = silu(G)``, ``Z = T * U``, the down matmul ``Y = Z W_d`` and the residual add
+``X + Y``. The fused run replaces silu and the multiply by one operator,
+``infrabook_bench::swiglu``, registered with :func:`torch.library.custom_op` so that it is a
+single dispatch (its body is eager PyTorch: what is counted here is dispatches, which on a
+GPU are kernel launches, not speed).
+
+:class:`DispatchCounter` is a ``TorchDispatchMode``: PyTorch hands it every operator call at
+the lowest level that still sees whole operators (after autograd, before the kernel), and
+it records the operator's name. Operators that the called operator runs internally are not
+seen again, so one custom op counts once, as one kernel launch would.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+#: The namespace of the fused op; not ``infrabook`` so it cannot collide with kernels
+#: registered by :mod:`infrabook.kernels`.
+NAMESPACE = "infrabook_bench"
+
+#: The six operators of one eager FFN run, in order, as the counter names them.
+EAGER_OPS = ("aten.mm.default", "aten.mm.default", "aten.silu.default", "aten.mul.Tensor",
+             "aten.mm.default", "aten.add.Tensor")
+
+
+class DispatchCounter(TorchDispatchMode):
+    """Records the name of every operator dispatched while it is active.
+
+    >>> with DispatchCounter() as c:
+    ...     _ = torch.ones(2) + torch.ones(2)
+    >>> c.ops[-1], c.count("aten.add.Tensor")
+    ('aten.add.Tensor', 1)
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+    def count(self, name: str | None = None) -> int:
+        """Operators dispatched, all of them or those called ``name``."""
+        return len(self.ops) if name is None else self.ops.count(name)
+
+    def histogram(self) -> dict[str, int]:
+        """How many times each operator was dispatched."""
+        return dict(Counter(self.ops))
+
+
+def swiglu_op() -> Any:
+    """The fused ``silu(g) * u`` as one registered operator (registered on first use).
+
+    >>> g, u = torch.tensor([[0.0, 1.0]]), torch.tensor([[5.0, 2.0]])
+    >>> swiglu_op()(g, u)
+    tensor([[0.0000, 1.4621]])
+    """
+    namespace = getattr(torch.ops, NAMESPACE)
+    if not hasattr(namespace, "swiglu"):
+
+        @torch.library.custom_op(f"{NAMESPACE}::swiglu", mutates_args=())
+        def swiglu(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+            return torch.nn.functional.silu(g) * u
+
+        @swiglu.register_fake
+        def _(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+            return torch.empty_like(g)
+
+    return namespace.swiglu.default
+
+
+class FFN:
+    """A gate/up/down FFN with a residual connection: ``x + (silu(x Wg) * (x Wu)) Wd``.
+
+    >>> f = FFN(4, 8, 16)
+    >>> torch.allclose(f(f.x, fused=True), f(f.x, fused=False))
+    True
+    """
+
+    def __init__(self, rows: int, d_model: int, d_ff: int, *, seed: int = 0,
+                 dtype: torch.dtype = torch.float32, device: str = "cpu") -> None:
+        gen = torch.Generator().manual_seed(seed)
+
+        def rand(*shape: int, scale: float = 1.0) -> torch.Tensor:
+            return (torch.randn(*shape, generator=gen) * scale).to(dtype=dtype, device=device)
+
+        self.x = rand(rows, d_model)
+        self.w_gate = rand(d_model, d_ff, scale=d_model**-0.5)
+        self.w_up = rand(d_model, d_ff, scale=d_model**-0.5)
+        self.w_down = rand(d_ff, d_model, scale=d_ff**-0.5)
+
+    def __call__(self, x: torch.Tensor, *, fused: bool, swiglu: Any = None) -> torch.Tensor:
+        g = x @ self.w_gate
+        u = x @ self.w_up
+        z = (swiglu or swiglu_op())(g, u) if fused else torch.nn.functional.silu(g) * u
+        return x + z @ self.w_down
+
+
+def count_runs(ffn: FFN, runs: int, *, fused: bool) -> DispatchCounter:
+    """Dispatch ``runs`` FFN runs under a counter and return it.
+
+    >>> f = FFN(2, 4, 8)
+    >>> count_runs(f, 3, fused=False).count(), count_runs(f, 3, fused=True).count()
+    (18, 15)
+    """
+    op = swiglu_op() if fused else None  # register outside the counted region
+    with torch.no_grad(), DispatchCounter() as counter:
+        for _ in range(runs):
+            ffn(ffn.x, fused=fused, swiglu=op)
+    return counter

@@ -1,0 +1,16 @@
+"""Every benchmark test writes its records under a temporary folder, never docs/_data."""
+
+from __future__ import annotations
+
+import pytest
+
+from infrabook.bench import record
+
+
+@pytest.fixture(autouse=True)
+def bench_dir(tmp_path, monkeypatch):
+    """Records go to a fresh folder; the CPU-load sampling (a sleep) is skipped."""
+    folder = tmp_path / "bench"
+    monkeypatch.setenv("INFRABOOK_BENCH_DIR", str(folder))
+    monkeypatch.setattr(record, "cpu_busy", lambda interval=0.25: None)
+    return folder

@@ -1,0 +1,122 @@
+"""The CPU experiments at tiny sizes: structure and the counted/computed facts (no times)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from infrabook.bench import cpu, record
+from infrabook.bench.attention import blockwise_attention, naive_attention, peak_bytes
+from infrabook.bench.dispatch import EAGER_OPS, FFN, count_runs
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n_q=st.integers(1, 40), n_kv=st.integers(1, 40), d=st.integers(1, 16),
+    block_q=st.integers(1, 17), block_k=st.integers(1, 17), seed=st.integers(0, 2**16),
+    shift=st.sampled_from([0.0, 30.0]),
+)
+def test_blockwise_equals_naive(n_q, n_kv, d, block_q, block_k, seed, shift):
+    # float64, so that rounding (the two orders sum differently) stays far below the
+    # tolerance even for large, nearly tied scores; fp32 is checked at a fixed size below.
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n_q, d)) * 3 + shift
+    k = rng.standard_normal((n_kv, d))
+    v = rng.standard_normal((n_kv, d))
+    np.testing.assert_allclose(
+        blockwise_attention(q, k, v, block_q, block_k), naive_attention(q, k, v),
+        rtol=1e-9, atol=1e-12,
+    )
+
+
+def test_blockwise_equals_naive_fp32():
+    q, k, v = np.random.default_rng(1).standard_normal((3, 300, 64), dtype=np.float32)
+    out = blockwise_attention(q, k, v, 128, 64)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, naive_attention(q, k, v), rtol=1e-4, atol=1e-5)
+
+
+def test_naive_peak_is_s_plus_p_plus_o_and_blockwise_is_far_smaller():
+    n, d = 512, 64
+    q, k, v = np.random.default_rng(0).standard_normal((3, n, d), dtype=np.float32)
+    _, naive = peak_bytes(naive_attention, q, k, v)
+    _, block = peak_bytes(blockwise_attention, q, k, v, 64, 64)
+    model = 2 * n * n * 4 + n * d * 4
+    assert model <= naive <= 1.02 * model
+    assert block < 0.2 * naive
+
+
+def test_blockwise_rejects_bad_blocks():
+    q = np.ones((2, 2), dtype=np.float32)
+    with pytest.raises(ValueError, match="block_k"):
+        blockwise_attention(q, q, q, 2, 0)
+
+
+def test_dispatch_counter_counts_18_eager_and_15_fused():
+    ffn = FFN(2, 8, 16)
+    eager = count_runs(ffn, 3, fused=False)
+    fused = count_runs(ffn, 3, fused=True)
+    assert eager.count() == 18 and fused.count() == 15
+    assert tuple(eager.ops[:6]) == EAGER_OPS
+    assert fused.ops[2] == "infrabook_bench.swiglu.default"
+    assert "aten.silu.default" not in fused.ops
+
+
+def test_launches_entry_takes_its_numbers_from_the_counter():
+    e = cpu.launches(rows=2, d_model=8, d_ff=16)
+    assert e["values"]["eager_dispatches"] == 18
+    assert e["values"]["fused_dispatches"] == 15
+    assert e["values"]["matches_article"] is True
+    assert e["tables"][0]["rows"][0][2] == 18
+
+
+def test_fusion_live_structure():
+    e = cpu.fusion(rows=16, cols=256, reps=2, warmup=1, flush=False)
+    record.check_entry(e)
+    paths = e["results"]["paths"]
+    assert paths["eager"]["allclose"] is True
+    assert paths["compile"]["status"] == "skipped"
+    assert paths["numexpr"]["status"] in ("ok", "skipped")
+    assert e["values"]["model_speedup"] == pytest.approx(5 / 3)
+    assert e["values"]["model_unfused_mib"] == pytest.approx(16 * 256 * 4 * 5 / 2**20)
+    assert {t["id"] for t in e["targets"]} == {"cpu_fused_speedup", "cpu_fused_bandwidth"}
+    assert e["values"]["eager_ms"] > 0
+
+
+def test_attention_memory_live_structure():
+    e = cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32, block_k=16)
+    record.check_entry(e)
+    assert e["values"]["all_close"] is True
+    assert e["targets"][0]["met"] is None  # L=8192 not measured
+    assert e["values"]["predicted_naive_mib_128"] == pytest.approx(
+        (2 * 128 * 128 * 4 + 128 * 16 * 4) / 2**20)
+
+
+def test_shapes_live_structure_without_prep():
+    e = cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64)
+    record.check_entry(e)
+    groups = e["results"]["groups"]
+    assert groups["generic"]["executed_rows"] == 88  # 8 x 4 + 24 + 32
+    assert groups["bucketed"]["executed_rows"] == 128  # 8 x 8 + 32 + 32
+    assert e["values"]["padding_pct"] == pytest.approx(100 * (128 / 88 - 1))
+    assert e["results"]["crossovers"] == []
+
+
+def test_crossovers_from_measured_lines():
+    groups = {
+        "generic": {"prep_ms": 100.0, "timing": {"median_s": 0.017}},
+        "bucketed": {"prep_ms": 400.0, "timing": {"median_s": 0.0124}},
+    }
+    crossings, regimes = cpu._crossovers(groups)
+    assert round(crossings[0]["runs"]) == 65
+    assert [r["best"] for r in regimes] == ["generic", "bucketed"]
+    groups["bucketed"]["timing"]["median_s"] = 0.02
+    crossings, _ = cpu._crossovers(groups)
+    assert "every r" in crossings[0]["meaning"]
+    assert crossings[0]["run_times_within_noise"] is False
+    groups["generic"]["timing"].update(p20_s=0.015, p80_s=0.021)  # no samples: overlap test
+    groups["bucketed"]["timing"].update(p20_s=0.019, p80_s=0.022)
+    crossings, _ = cpu._crossovers(groups)
+    assert crossings[0]["run_times_within_noise"] is True

@@ -1,0 +1,115 @@
+"""Without CUDA every GPU experiment is recorded as skipped, with the reason."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from infrabook.bench import gpu, record, report, run
+
+
+@pytest.fixture
+def no_cuda(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+
+@pytest.mark.parametrize("name", record.GPU_EXPERIMENTS)
+def test_gpu_experiment_skipped_without_cuda(no_cuda, name):
+    e = gpu.EXPERIMENTS[name](quick=True)
+    record.check_entry(e)
+    assert e["status"] == "skipped"
+    assert e["reason"] == "no CUDA device"
+
+
+def test_suite_records_gpu_skips_in_the_cpu_record(no_cuda, bench_dir):
+    assert run.main(["--only", "gpu"]) == 0
+    data = record.read(bench_dir / "cpu.json")
+    assert set(data["experiments"]) == set(record.GPU_EXPERIMENTS)
+    assert all(e["reason"] == "no CUDA device" for e in data["experiments"].values())
+    shown = report.show("gpu_flash")
+    assert "no CUDA device" in shown._repr_html_()
+    assert report.value("gpu_flash", "ratio_8192", default=None) is None
+
+
+def test_classify_profiler_events():
+    class E:
+        def __init__(self, name, activity_type=None, device_type="DeviceType.CPU"):
+            self.name, self.activity_type, self.device_type = name, activity_type, device_type
+
+    events = [E("cudaLaunchKernel")] * 3 + [E("cuLaunchKernelEx"), E("cudaGraphLaunch"),
+              E("ampere_gemm", "kernel", "DeviceType.CUDA"), E("aten::mm"),
+              E("Memcpy HtoD", None, "DeviceType.CUDA"), E("triton_k", None, "DeviceType.CUDA")]
+    c = gpu._classify(events)
+    assert (c["host_launches"], c["graph_launches"], c["kernels"]) == (4, 1, 2)
+
+
+def test_driver_launch_inside_a_runtime_launch_counts_once():
+    class Range:
+        def __init__(self, start, end):
+            self.start, self.end = start, end
+
+    class E:
+        def __init__(self, name, start, end):
+            self.name, self.time_range, self.thread = name, Range(start, end), 1
+            self.activity_type, self.device_type = None, "DeviceType.CPU"
+
+    c = gpu._classify([E("cudaLaunchKernel", 0, 10), E("cuLaunchKernel", 2, 8),
+                       E("cuLaunchKernelEx", 20, 25)])
+    assert c["host_launches"] == 2
+
+
+@pytest.fixture
+def dry_gpu(monkeypatch):
+    """The GPU experiments' own code, run on CPU tensors through Triton's interpreter, with
+    the CUDA-only parts (timers, graph capture, profiler, synchronise) replaced."""
+    from infrabook.kernels import INTERPRETED
+
+    if not INTERPRETED:
+        pytest.skip("a real GPU is present: the dry run is for CPU-only machines")
+    fake = {"kind": "cuda", "name": "NVIDIA H200", "slug": "nvidia-h200", "driver": "dry",
+            "sm_count": 2, "capability": "9.0", "memory_bytes": 1, "l2_bytes": 4096,
+            "cuda_runtime": None, "host_cpu": "dry"}
+
+    def timing(fn):
+        fn()
+        return {"median_s": 1e-3, "p20_s": 9e-4, "p80_s": 1.1e-3, "n": None}
+
+    monkeypatch.setattr(gpu, "DEVICE", "cpu")
+    monkeypatch.setattr(gpu, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(gpu, "gpu_info", lambda index=0: fake)
+    monkeypatch.setattr(gpu, "bench_flushed", timing)
+    monkeypatch.setattr(gpu, "bench_unflushed", timing)
+    monkeypatch.setattr(gpu, "_capture", lambda fn: fn)
+    monkeypatch.setattr(gpu, "_profile_counts", lambda fn, runs: {
+        "host_launches": runs, "graph_launches": 0, "kernels": runs, "by_api": {},
+        "kernel_names": {}})
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+
+
+def test_gpu_experiments_dry_run(dry_gpu):
+    entries = [
+        gpu.gpu_swiglu(True, shapes=[(4, 64), (2, 64)], copy_bytes=4096),
+        gpu.gpu_flash(True, seq_lens=(16,), heads=1, tokens=16, head_dim=16),
+        gpu.gpu_graphs(True, rows=2, d_model=16, d_ff=32),
+        gpu.gpu_persistent(True, shape=(16, 256)),  # 4 tiles of 1024
+    ]
+    for e in entries:
+        record.check_entry(e)
+        assert e["status"] == "ok" and e["provenance"]["device"]["slug"] == "nvidia-h200"
+    swiglu, flash, graphs, persistent = entries
+    assert swiglu["targets"][0]["id"] == "gpu_fused_swiglu_bandwidth"
+    assert swiglu["results"]["shapes"][0]["paths"]["triton_fused"]["max_abs_err_vs_fp32"] < 0.1
+    assert flash["results"]["per_seq_len"][0]["max_abs_diff_vs_sdpa"] < 0.1
+    assert flash["targets"][0]["met"] is None  # L=8192 not in the dry run
+    assert set(graphs["results"]) == {"eager", "graph", "fused", "fused+graph"}
+    assert persistent["results"]["persistent_1x_sm"]["programs"] == 2
+    assert all(r["equal_to_per_tile"] for r in persistent["results"].values())
+    for e in entries:
+        record.merge("nvidia-h200", e)
+    assert report.devices() == ["nvidia-h200"]
+    for name in record.GPU_EXPERIMENTS:
+        shown = report.show(name)
+        assert shown.tables and "NVIDIA H200" in shown.provenance
+    for name in ("gpu_swiglu", "gpu_flash"):
+        report.figure(name)
+    assert report.value("gpu_graphs", "eager_kernels") == 3

@@ -1,0 +1,86 @@
+"""The display API on a fixture record and on a missing one."""
+
+from __future__ import annotations
+
+import pytest
+from matplotlib.figure import Figure
+
+from infrabook.bench import cpu, record, report
+
+
+@pytest.fixture
+def fixture_record(bench_dir):
+    record.merge("cpu", cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32,
+                                             block_k=16))
+    record.merge("cpu", cpu.launches(rows=2, d_model=8, d_ff=16))
+    record.merge("cpu", cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64))
+    e = cpu.fusion(rows=16, cols=256, reps=2, warmup=1, flush=False)
+    record.merge("cpu", e)
+    return bench_dir
+
+
+def test_devices_and_load(fixture_record):
+    assert report.devices() == ["cpu"]
+    rec = report.load("cpu")
+    assert set(rec["experiments"]) == {"fusion", "attention_memory", "launches", "shapes"}
+    assert report.load("nvidia-h200") is None
+
+
+def test_show_has_a_table_and_one_provenance_line(fixture_record):
+    d = report.show("launches")
+    page = d._repr_html_()
+    assert page.count("<table") == 1 and "<td>18</td>" in page and "<td>15</td>" in page
+    assert page.count("Measured on") == 1
+    for needle in ("torch", "numpy", "commit", "method:", "cores"):
+        assert needle in d.provenance
+    md = d._repr_markdown_()
+    assert "| eager |" in md and "Measured on" in md
+    assert "18" in str(d)
+
+
+def test_value_reads_the_values(fixture_record):
+    assert report.value("launches", "eager_dispatches") == 18
+    assert report.value("attention_memory", "all_close") is True
+    assert report.value("fusion", "model_speedup") == pytest.approx(5 / 3)
+    with pytest.raises(KeyError, match="has no value"):
+        report.value("launches", "nope")
+    assert report.value("launches", "nope", default=0) == 0
+
+
+def test_targets_table(fixture_record):
+    t = report.targets("cpu")
+    rows = t.tables[0]["rows"]
+    assert {r[1] for r in rows} == {"fusion", "attention_memory"}
+    assert "not measured" in {r[5] for r in rows}
+
+
+def test_figures(fixture_record):
+    for name in ("shapes", "attention_memory", "fusion"):
+        assert isinstance(report.figure(name), Figure)
+    assert isinstance(report.figure("gpu_flash"), Figure)  # a "not measured" figure
+    with pytest.raises(ValueError):
+        report.figure("launches")
+
+
+def test_missing_record_says_not_measured(bench_dir):
+    assert report.devices() == []
+    for name in record.EXPERIMENTS:
+        d = report.show(name)
+        assert d.message == report.NOT_MEASURED
+        assert report.NOT_MEASURED in d._repr_html_()
+    assert report.show("gpu_flash", device="nvidia-h200").message == report.NOT_MEASURED
+    assert report.targets().message == report.NOT_MEASURED
+    with pytest.raises(KeyError, match="not measured"):
+        report.value("fusion", "best_speedup")
+
+
+def test_unknown_experiment_is_an_error(bench_dir):
+    with pytest.raises(ValueError, match="unknown experiment"):
+        report.show("fusoin")
+
+
+def test_folder_from_environment(bench_dir, monkeypatch, tmp_path):
+    record.merge("cpu", cpu.launches(rows=2, d_model=8, d_ff=16))
+    monkeypatch.setenv("INFRABOOK_BENCH_DIR", str(tmp_path / "elsewhere"))
+    assert report.devices() == []
+    assert report.devices(folder=bench_dir) == ["cpu"]

@@ -1,0 +1,35 @@
+"""Statistics of the timer (no wall-clock assertions)."""
+
+from __future__ import annotations
+
+import pytest
+
+from infrabook.bench.timing import Timing, time_interleaved
+
+
+def test_timing_statistics():
+    t = Timing((4.0, 1.0, 3.0, 2.0, 5.0))
+    assert (t.median, t.min, t.n) == (3.0, 1.0, 5)
+    assert t.p20 == pytest.approx(1.8) and t.p80 == pytest.approx(4.2)
+    d = t.as_dict()
+    assert d["median_s"] == 3.0 and len(d["samples_s"]) == 5
+
+
+def test_interleaving_rotates_and_flushes_before_every_call():
+    log = []
+    ticks = iter(range(1000))
+    out = time_interleaved({"a": lambda: log.append("a"), "b": lambda: log.append("b"),
+                            "c": lambda: log.append("c")},
+                           warmup=0, reps=3, before=lambda: log.append("f"),
+                           clock=lambda: next(ticks))
+    calls = [x for x in log if x != "f"]
+    assert calls == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
+    assert log.count("f") == 9
+    assert all(t.n == 3 for t in out.values())
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        Timing(())
+    with pytest.raises(ValueError):
+        time_interleaved({"a": lambda: None}, warmup=0, reps=0)
