@@ -158,8 +158,8 @@ def _measured_speedup(claim: dict) -> Recomputed:
         ratio,
         f"{before} / {after} = {ratio:.2f}, above the traffic model's {model:.2f}×: the "
         "arithmetic holds, but both timings need more bandwidth than any listed device's "
-        "DRAM, and a speedup above the traffic ratio means the two kernels did not run at "
-        "the same bandwidth",
+        "DRAM, and a speedup above the traffic ratio means part of the time does not scale "
+        "with bytes (a fixed cost per kernel, or the two runs at different bandwidths)",
         implausible="rests on the two implausible timings above",
     )
 

@@ -57,6 +57,16 @@ def claims() -> list[dict[str, Any]]:
     return _load("claims.toml", conf_dir())["claim"]
 
 
+def bench_targets() -> dict[str, dict[str, Any]]:
+    """The benchmark targets of ``conf/bench_targets.toml``, keyed by id.
+
+    >>> t = bench_targets()["cpu_fused_speedup"]
+    >>> t["comparison"], t["threshold"]
+    ('>=', 1.6)
+    """
+    return {t["id"]: t for t in _load("bench_targets.toml", conf_dir())["target"]}
+
+
 @dataclass(frozen=True)
 class Figure:
     """One hardware figure and where it comes from; ``value`` is None when unknown."""

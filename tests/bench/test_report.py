@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from matplotlib.figure import Figure
 
+from infrabook import config
 from infrabook.bench import cpu, record, report
 
 
@@ -48,10 +49,20 @@ def test_value_reads_the_values(fixture_record):
 
 
 def test_targets_table(fixture_record):
-    t = report.targets("cpu")
-    rows = t.tables[0]["rows"]
-    assert {r[1] for r in rows} == {"fusion", "attention_memory"}
-    assert "not measured" in {r[5] for r in rows}
+    rows = report.targets("cpu").tables[0]["rows"]
+    # every configured target appears once, measured or not
+    assert [r[2] for r in rows] == [t["description"] for t in config.bench_targets().values()]
+    by_experiment = {r[1]: r for r in rows}
+    assert by_experiment["fusion"][0] == "cpu"
+    assert by_experiment["gpu_flash"][0] == "—" and by_experiment["gpu_flash"][5] == (
+        "not measured")
+    assert "not measured" in {r[5] for r in rows if r[1] == "attention_memory"}
+
+
+def test_a_skipped_gpu_note_in_the_cpu_record_is_not_a_measurement(bench_dir):
+    prov = record.provenance(record.cpu_info(), quick=True)
+    record.merge("cpu", record.skipped("gpu_flash", "t", "no CUDA device", prov))
+    assert report.show("gpu_flash").message == report.NOT_MEASURED
 
 
 def test_figures(fixture_record):
@@ -69,7 +80,7 @@ def test_missing_record_says_not_measured(bench_dir):
         assert d.message == report.NOT_MEASURED
         assert report.NOT_MEASURED in d._repr_html_()
     assert report.show("gpu_flash", device="nvidia-h200").message == report.NOT_MEASURED
-    assert report.targets().message == report.NOT_MEASURED
+    assert {r[5] for r in report.targets().tables[0]["rows"]} == {"not measured"}
     with pytest.raises(KeyError, match="not measured"):
         report.value("fusion", "best_speedup")
 

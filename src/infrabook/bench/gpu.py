@@ -241,9 +241,7 @@ def gpu_swiglu(quick: bool = False, log: Log = _quiet, *,
     values["article_speedup_fused_vs_eager"] = (
         results["shapes"][0]["speedup_fused_vs_eager_flushed"])
     fused_pct = values["article_triton_fused_flushed_pct_copy"]
-    targets = [record.target("gpu_fused_swiglu_bandwidth",
-                             "GPU: fused SwiGLU (L2 flushed, article's shape) as % of measured "
-                             "copy bandwidth", fused_pct, 90.0, ">=", "%")]
+    targets = [record.configured_target("gpu_fused_swiglu_bandwidth", fused_pct)]
     return _entry(
         "gpu_swiglu", quick, started,
         method=_method("do_bench median (p20–p80), L2 flushed by zeroing 256 MB before each "
@@ -303,13 +301,13 @@ def gpu_flash(quick: bool = False, log: Log = _quiet, *,
         values[f"sdpa_tflop_s_{n}"] = res["sdpa"]["tflop_s"]
         values[f"ratio_{n}"] = res["ratio"]
         del q, k, v, o_flash, o_sdpa
-    at_8k = next((r for r in per_len if r["seq_len"] == 8192), None)
+    goal = config.bench_targets()["gpu_flash_vs_sdpa_8192"]
+    at_goal = next((r for r in per_len if r["seq_len"] == goal["seq_len"]), None)
     spec = _profile_for(gpu_info()["name"])
     peak = spec.bf16_dense_tflops.value if spec else None
-    targets = [record.target("gpu_flash_vs_sdpa_8192",
-                             "GPU: Triton FlashAttention / SDPA throughput at L=8192, d=128, bf16",
-                             at_8k["ratio"] if at_8k else None, 0.9, ">=", "x",
-                             "" if at_8k else "L=8192 not measured in this run")]
+    targets = [record.configured_target(
+        "gpu_flash_vs_sdpa_8192", at_goal["ratio"] if at_goal else None,
+        "" if at_goal else f"L={goal['seq_len']} not measured in this run")]
     rows_out = [[r["seq_len"], r["batch"], r["flash"]["timing"]["median_s"] * 1e3,
                  r["flash"]["tflop_s"], r["sdpa"]["timing"]["median_s"] * 1e3,
                  r["sdpa"]["tflop_s"], r["ratio"],

@@ -44,6 +44,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from infrabook import config
+
 SCHEMA = 1
 
 #: Experiment names, in the order the suite runs them and the pages show them.
@@ -294,6 +296,13 @@ def target(
         "ratio": (measured / threshold) if ok and threshold else None,
         "note": note,
     }
+
+
+def configured_target(id: str, measured: float | None, note: str = "") -> dict[str, Any]:
+    """The target ``id`` of ``conf/bench_targets.toml``, judged against ``measured``."""
+    t = config.bench_targets()[id]
+    return target(id, t["description"], measured, t["threshold"], t["comparison"], t["unit"],
+                  note)
 
 
 def skipped(name: str, title: str, reason: str, prov: dict[str, Any]) -> dict[str, Any]:

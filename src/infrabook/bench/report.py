@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from infrabook import config
 from infrabook.bench import record
 from infrabook.bench.record import CPU_EXPERIMENTS, EXPERIMENTS
 
@@ -59,7 +60,8 @@ def _resolve(experiment: str, device: str | None, folder: Path | str | None
     """The device to read and the experiment's entry there (None when absent).
 
     ``device=None``: ``cpu`` for the CPU experiments; for the GPU ones the first GPU record
-    that measured it, else the CPU record's entry (which says why it was skipped).
+    that has them, measured or not. A CPU record's note that a GPU experiment was skipped
+    is not a measurement of it, so without a GPU record a GPU experiment is "not measured".
     """
     _check_experiment(experiment)
     if device is not None:
@@ -67,16 +69,16 @@ def _resolve(experiment: str, device: str | None, folder: Path | str | None
         return device, (rec or {}).get("experiments", {}).get(experiment)
     if experiment in CPU_EXPERIMENTS:
         return _resolve(experiment, "cpu", folder)
-    fallback: tuple[str, dict[str, Any] | None] = ("gpu", None)
+    found: tuple[str, dict[str, Any] | None] = ("GPU", None)
     for name in devices(folder=folder):
-        entry = (load(name, folder=folder) or {}).get("experiments", {}).get(experiment)
-        if entry is None:
+        if name == "cpu":
             continue
-        if entry.get("status") == "ok":
-            return name, entry
-        if fallback[1] is None:
-            fallback = (name, entry)
-    return fallback
+        entry = (load(name, folder=folder) or {}).get("experiments", {}).get(experiment)
+        if entry is not None and (entry.get("status") == "ok" or found[1] is None):
+            found = (name, entry)
+            if entry.get("status") == "ok":
+                break
+    return found
 
 
 # --------------------------------------------------------------------------- formatting
@@ -250,25 +252,28 @@ def value(experiment: str, key: str, device: str | None = None, *,
 
 
 def targets(device: str | None = None, *, folder: Path | str | None = None) -> Display:
-    """The issue's targets, met or missed and by how much, for one device or all."""
+    """Every target of ``conf/bench_targets.toml``: met, missed or not measured, and by how
+    much, from one device's record or from all of them."""
     names = [device] if device is not None else devices(folder=folder)
-    rows = []
+    judged: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for name in names:
-        rec = load(name, folder=folder)
-        for exp_name, exp in (rec or {}).get("experiments", {}).items():
+        for exp in ((load(name, folder=folder) or {}).get("experiments", {})).values():
             for t in exp.get("targets", []):
-                met = {True: "met", False: "missed", None: "not measured"}[t.get("met")]
-                unit = t.get("unit", "")
-                rows.append([name, exp_name, t["description"],
-                             f"{t['comparison']} {fmt(t['threshold'])}{unit}",
-                             None if t.get("measured") is None else
-                             f"{fmt(t['measured'])}{unit}", met,
-                             None if t.get("margin") is None else
-                             f"{t['margin']:+.3g}{unit}", t.get("note") or None])
-    if not rows:
-        return Display(title="Targets", message=NOT_MEASURED)
-    return Display(title="Targets of the benchmark issue", tables=[{
-        "title": "", "columns": ["device", "experiment", "target", "threshold", "measured",
+                judged.setdefault(t["id"], []).append((name, t))
+    rows = []
+    for goal in config.bench_targets().values():
+        unit = goal["unit"]
+        threshold = f"{goal['comparison']} {fmt(goal['threshold'])}{unit}"
+        found = judged.get(goal["id"]) or [("—", {"met": None})]
+        for name, t in found:
+            met = {True: "met", False: "missed", None: "not measured"}[t.get("met")]
+            rows.append([name, goal["experiment"], goal["description"], threshold,
+                         None if t.get("measured") is None else f"{fmt(t['measured'])}{unit}",
+                         met,
+                         None if t.get("margin") is None else f"{t['margin']:+.3g}{unit}",
+                         t.get("note") or None])
+    return Display(title="Benchmark targets", tables=[{
+        "title": "", "columns": ["record", "experiment", "target", "threshold", "measured",
                                  "verdict", "margin", "note"], "rows": rows}])
 
 
