@@ -28,8 +28,8 @@ def problems(docs: Path, build: Path) -> list[str]:
             continue
         nb = json.loads(nb_path.read_text(encoding="utf-8"))
         for i, cell in enumerate(nb["cells"]):
-            if cell["cell_type"] != "code":
-                continue
+            if cell["cell_type"] != "code" or not "".join(cell["source"]).strip():
+                continue  # an empty cell has nothing to run
             if cell.get("execution_count") is None:
                 found.append(f"{page}: code cell {i} was not executed")
             for out in cell.get("outputs", []):
