@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from infrabook.dataflow import Graph, Op, Tensor, account, fully_fused
+from infrabook.dataflow import Graph, Op, Tensor, fully_fused
 from infrabook.ffn_chain import article_chain
 from infrabook.fusion_search import enumerate_plans, rank_plans
 from infrabook.units import MiB
@@ -29,7 +29,8 @@ def test_full_fusion_is_best_for_a_chain(n):
     g = _chain(n)
     best = rank_plans(g)[0]
     assert best.plan == fully_fused(g)
-    # a single-input chain of n ops moves (n + 1) tensors unfused, 2 fused
+    # fused: read the input, write the output; unfused: each of the n ops reads and writes
+    # one tensor
     assert best.accounting.traffic == 2 * 8 * 8 * 4
     assert rank_plans(g)[-1].accounting.traffic == 2 * n * 8 * 8 * 4
 
@@ -40,7 +41,6 @@ def test_article_ranking():
     assert ranked[0].label == "[silu+mul+quant]"
     traffic = [r.accounting.traffic for r in ranked]
     assert traffic == sorted(traffic)
-    assert all(r.accounting == account(article_chain(True), r.plan) for r in ranked)
 
 
 def test_non_fusible_ops_prune_plans():

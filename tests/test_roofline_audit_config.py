@@ -65,10 +65,10 @@ def test_verdict_rule(stated, value, expected):
 
 def test_every_device_figure_has_a_source():
     for d in devices().values():
-        for f in (d.bf16_dense_tflops, d.dram_tb_s, d.l2_mb, d.smem_per_sm_kib, d.sm_count):
+        for f in (d.bf16_dense_tflops, d.dram_tb_s, d.l2_mib, d.smem_per_sm_kib, d.sm_count):
             assert f.source.strip()
     assert devices()["rtx_pro_6000"].bf16_dense_tflops.value == 503.8
-    assert devices()["b200"].l2_mb.value is None
+    assert devices()["b200"].l2_mib.value is None
 
 
 def test_article_peak_is_the_rtx_pro_6000():

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from infrabook import config
-from infrabook.units import check_finite_nonnegative, check_positive_int
+from infrabook.crossover import Line
+from infrabook.units import check_finite_nonnegative, check_finite_positive, check_positive_int
 
 Calls = tuple[tuple[int, int], ...]  # (rows, number of calls)
 
@@ -100,9 +101,7 @@ def effective_rate_tflops(mfu: float, peak_tflops: float) -> float:
     >>> round(effective_rate_tflops(0.2, 503.8), 2)
     100.76
     """
-    peak = check_finite_nonnegative("peak_tflops", peak_tflops)
-    if peak == 0:
-        raise ValueError("peak_tflops must be > 0, got 0")
+    peak = check_finite_positive("peak_tflops", peak_tflops)
     if isinstance(mfu, bool) or not isinstance(mfu, int | float) or not 0 < mfu <= 1:
         raise ValueError(f"mfu must be a fraction in (0, 1], got {mfu!r}")
     return mfu * peak
@@ -118,9 +117,7 @@ def group_time_ms(rows: int, flop_per_row: float, rate_tflops: float) -> float:
     """
     check_positive_int("rows", rows)
     check_finite_nonnegative("flop_per_row", flop_per_row)
-    check_finite_nonnegative("rate_tflops", rate_tflops)
-    if rate_tflops == 0:
-        raise ValueError("rate_tflops must be > 0, got 0")
+    check_finite_positive("rate_tflops", rate_tflops)
     return rows * flop_per_row / (rate_tflops * 1e12) * 1e3
 
 
@@ -210,6 +207,22 @@ class BucketingScenario:
             )
             out.append(cost(s, self.calls, self.buckets, self.flop_per_row, rate))
         return tuple(out)
+
+
+def cost_lines(costs: Sequence[StrategyCost], digits: int | None = None,
+               label: bool = False) -> list[Line]:
+    """The T_total = P + r*T line of each strategy, its time per group rounded to
+    ``digits`` decimals if given (the article rounds to 0.1 ms); named by ``label`` (the
+    article's Chinese name) or by ``name``.
+
+    >>> [line.run_ms for line in cost_lines(article_bucketing().costs("article"), 1)]
+    [17.0, 12.4, 6.8]
+    """
+    return [
+        Line(c.strategy.label if label else c.strategy.name, c.strategy.prep_ms,
+             c.time_ms if digits is None else round(c.time_ms, digits))
+        for c in costs
+    ]
 
 
 def article_bucketing() -> BucketingScenario:

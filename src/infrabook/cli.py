@@ -11,42 +11,33 @@ import json
 import math
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict
 from fractions import Fraction
 from typing import Any, NoReturn
 
 from infrabook import config
 from infrabook.attention_sizes import attention_sizes, flash_traffic
 from infrabook.audit import audit
-from infrabook.bucketing import BucketingScenario, article_bucketing, check_buckets, parse_calls
-from infrabook.crossover import Line, pairwise, parse_strategy, regimes
+from infrabook.bucketing import (
+    BucketingScenario,
+    article_bucketing,
+    check_buckets,
+    cost_lines,
+    parse_calls,
+)
+from infrabook.crossover import pairwise, parse_strategy, regimes
 from infrabook.dataflow import account, fully_fused, unfused
-from infrabook.ffn_chain import activation_chain
+from infrabook.ffn_chain import FUSE_FIRST_TWO, activation_chain
 from infrabook.fusion_search import rank_plans
 from infrabook.launches import launch_counts
 from infrabook.online_softmax import Ln, trace
+from infrabook.serialise import jsonable
 from infrabook.units import GiB, mib
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def _jsonable(obj: Any) -> Any:
-    if is_dataclass(obj) and not isinstance(obj, type):
-        return _jsonable(asdict(obj))
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, Fraction | Ln):
-        return str(obj)
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return str(obj)
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    return obj
 
 
 def _floats(text: str) -> list[float]:
@@ -82,7 +73,7 @@ def calc_lines() -> list[str]:
     three = activation_chain(chain["rows"], chain["cols"], chain["dtype"], chain["quant_dtype"])
     sep, fus = account(two, unfused(two)), account(two, fully_fused(two))
     sep3, fus3 = account(three, unfused(three)), account(three, fully_fused(three))
-    mid3 = account(three, (("silu", "mul"), ("quant",)))
+    mid3 = account(three, FUSE_FIRST_TWO)
     att = s["attention"]
     a = attention_sizes(att["seq_len"], att["head_dim"], att["dtype"], att["score_dtype"])
     sm = s["online_softmax"]
@@ -91,8 +82,7 @@ def calc_lines() -> list[str]:
     last = steps[-1]
     scores = ",".join(str(st) for step in steps for st in step.scores).replace("ln(2)", "ln2")
     values = ",".join(str(v) for v in sm["values"])
-    costs = article_bucketing().costs("article")
-    lines = [Line(c.strategy.label, c.strategy.prep_ms, round(c.time_ms, 1)) for c in costs]
+    lines = cost_lines(article_bucketing().costs("article"), digits=1, label=True)
     cross = {(c.a, c.b): c.runs for c in pairwise(lines)}
     g, b, p = (line.name for line in lines)
     return [
@@ -191,8 +181,7 @@ def _cmd_crossover(args: argparse.Namespace) -> Any:
     if args.strategy:
         lines = [parse_strategy(s) for s in args.strategy]
     else:
-        lines = [Line(c.strategy.name, c.strategy.prep_ms, round(c.time_ms, 1))
-                 for c in article_bucketing().costs("article")]
+        lines = cost_lines(article_bucketing().costs("article"), digits=1)
     cross = pairwise(lines)
     regs = regimes(lines)
     text = _table([("a", "b", "equal cost at r")] +
@@ -272,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"infrabook {args.command}: error: {err}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(_jsonable(data), ensure_ascii=False, indent=2))
+        print(json.dumps(jsonable(data), ensure_ascii=False, indent=2))
     else:
         print(text)
     return 0

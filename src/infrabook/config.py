@@ -83,14 +83,14 @@ class Device:
     name: str
     bf16_dense_tflops: Figure
     dram_tb_s: Figure
-    l2_mb: Figure
+    l2_mib: Figure
     smem_per_sm_kib: Figure
     sm_count: Figure
 
     @property
     def l2_bytes(self) -> float | None:
-        """L2 size in bytes (MB here are 10**6 bytes), or None when unknown."""
-        return None if self.l2_mb.value is None else self.l2_mb.value * 1e6
+        """L2 size in bytes, or None when unknown."""
+        return None if self.l2_mib.value is None else self.l2_mib.value * 2**20
 
 
 def _figure(entry: dict[str, Any]) -> Figure:
@@ -112,7 +112,7 @@ def devices() -> dict[str, Device]:
             key=key,
             name=d["name"],
             **{f: _figure(d[f]) for f in
-               ("bf16_dense_tflops", "dram_tb_s", "l2_mb", "smem_per_sm_kib", "sm_count")},
+               ("bf16_dense_tflops", "dram_tb_s", "l2_mib", "smem_per_sm_kib", "sm_count")},
         )
         for key, d in raw.items()
     }

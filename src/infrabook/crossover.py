@@ -58,7 +58,11 @@ def crossover(a: Line, b: Line) -> float:
 
 
 def check_lines(lines: Sequence[Line]) -> tuple[Line, ...]:
-    """At least two lines with distinct names."""
+    """At least two lines with distinct names.
+
+    >>> len(check_lines([Line("generic", 100, 17.0), Line("bucketed", 400, 12.4)]))
+    2
+    """
     if len(lines) < 2:
         raise ValueError(f"need at least two strategies to compare, got {len(lines)}")
     names = [line.name for line in lines]
@@ -119,14 +123,22 @@ def regimes(lines: Sequence[Line]) -> tuple[Regime, ...]:
     ...       Line("specialised", 900, 6.8)]
     >>> [(round(g.start, 1), round(g.end, 1), g.best) for g in regimes(ls)]
     [(0.0, 65.2, 'generic'), (65.2, 89.3, 'bucketed'), (89.3, inf, 'specialised')]
+
+    Two strategies with the same run time never cross; the cheaper one to prepare wins:
+
+    >>> [g.best for g in regimes([Line("a", 1, 5.0), Line("b", 2, 5.0), Line("c", 0, 9.0)])]
+    ['c', 'a']
     """
     checked = check_lines(lines)
+    # Parallel lines never cross (the one with less preparation is always cheaper), so
+    # only the other pairs can put a break in the envelope.
     points = sorted(
         {0.0}
         | {
-            c.runs
-            for c in pairwise(checked)
-            if c.runs > 0 and math.isfinite(c.runs)
+            crossover(a, b)
+            for i, a in enumerate(checked)
+            for b in checked[i + 1:]
+            if a.run_ms != b.run_ms and crossover(a, b) > 0
         }
     )
     samples = [(lo + hi) / 2 for lo, hi in itertools.pairwise(points)]

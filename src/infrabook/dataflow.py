@@ -103,7 +103,12 @@ class Graph:
         return {t for op in self.ops for t in op.outputs}
 
     def tensor(self, name: str) -> Tensor:
-        """The tensor called ``name``."""
+        """The tensor called ``name``.
+
+        >>> from infrabook.ffn_chain import article_chain
+        >>> article_chain().tensor("T").nbytes // 2**20
+        24
+        """
         for t in self.tensors:
             if t.name == name:
                 return t
@@ -163,12 +168,22 @@ class Accounting:
 
 
 def unfused(graph: Graph) -> Plan:
-    """The plan that runs every op as its own kernel."""
+    """The plan that runs every op as its own kernel.
+
+    >>> from infrabook.ffn_chain import article_chain
+    >>> unfused(article_chain(with_quant=True))
+    (('silu',), ('mul',), ('quant',))
+    """
     return tuple((op.name,) for op in graph.ops)
 
 
 def fully_fused(graph: Graph) -> Plan:
-    """The plan that runs all ops in one kernel."""
+    """The plan that runs all ops in one kernel.
+
+    >>> from infrabook.ffn_chain import article_chain
+    >>> fully_fused(article_chain(with_quant=True))
+    (('silu', 'mul', 'quant'),)
+    """
     return (tuple(op.name for op in graph.ops),)
 
 
@@ -177,6 +192,12 @@ def check_plan(graph: Graph, plan: Plan) -> None:
 
     Groups must be non-empty and consecutive in execution order (which keeps every kernel
     free of a path that leaves it and comes back), and a non-fusible op must run alone.
+
+    >>> from infrabook.ffn_chain import article_chain
+    >>> check_plan(article_chain(), (("mul",), ("silu",)))
+    Traceback (most recent call last):
+    ...
+    ValueError: plan (('mul',), ('silu',)) must list every op once, in execution order ...
     """
     order = [op.name for op in graph.ops]
     flat = [name for group in plan for name in group]

@@ -31,6 +31,10 @@ def activation_chain(
     return Graph(tuple(tensors), tuple(ops), (out,))
 
 
+#: Section 2.1's middle plan: SiLU and the multiply fused, the quantisation on its own.
+FUSE_FIRST_TWO = (("silu", "mul"), ("quant",))
+
+
 def shared_intermediate_chain(rows: int, cols: int, dtype: str) -> Graph:
     """Section 7's boundary: T = SiLU(G) is also needed by a later op (here a backward
     pass that keeps T), so fusing SiLU with the multiply cannot keep T on chip.
@@ -41,7 +45,7 @@ def shared_intermediate_chain(rows: int, cols: int, dtype: str) -> Graph:
     >>> k.writes
     ('T', 'Z')
     """
-    shape = (rows, cols)
+    shape = (check_positive_int("rows", rows), check_positive_int("cols", cols))
     tensors = tuple(Tensor(n, shape, dtype) for n in ("G", "U", "T", "Z", "R"))
     ops = (
         Op("silu", ("G",), ("T",)),

@@ -16,17 +16,24 @@ import numpy as np
 _DTYPES = {"fp32": np.float32, "fp16": np.float16, "fp64": np.float64}
 
 
+def _check(values: Sequence[float], dtype: str) -> type:
+    if dtype not in _DTYPES:
+        raise ValueError(f"unknown dtype {dtype!r}: expected one of {', '.join(_DTYPES)}")
+    if len(values) == 0:
+        raise ValueError("values must not be empty")
+    bad = [v for v in values if not np.isfinite(v)]
+    if bad:
+        raise ValueError(f"values must be finite, got {bad[:3]!r}")
+    return _DTYPES[dtype]
+
+
 def sequential_sum(values: Sequence[float], dtype: str = "fp32") -> float:
     """Add left to right, rounding to ``dtype`` after every addition.
 
     >>> sequential_sum([1e8, 1.0, -1e8, 1.0], "fp32")
     1.0
     """
-    if dtype not in _DTYPES:
-        raise ValueError(f"unknown dtype {dtype!r}: expected one of {', '.join(_DTYPES)}")
-    if len(values) == 0:
-        raise ValueError("values must not be empty")
-    t = _DTYPES[dtype]
+    t = _check(values, dtype)
     acc = t(0)
     for v in values:
         acc = t(acc + t(v))
@@ -63,16 +70,15 @@ def compare_orders(values: Sequence[float], dtype: str = "fp32") -> OrderCompari
     (1.0, 0.0, Fraction(2, 1))
     """
     vals = [float(v) for v in values]
+    t = _check(vals, dtype)
 
     def tree(xs: list[float]) -> float:
-        t = _DTYPES[dtype]
         level = [t(x) for x in xs]
         while len(level) > 1:
             pairs = [t(level[i] + level[i + 1]) for i in range(0, len(level) - 1, 2)]
             level = pairs + ([level[-1]] if len(level) % 2 else [])
         return float(level[0])
 
-    sequential_sum(vals, dtype)
     return OrderComparison(
         orders={
             "forward": sequential_sum(vals, dtype),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 MiB = 1024**2
 GiB = 1024**3
@@ -36,10 +37,14 @@ def check_positive_int(name: str, value: object) -> int:
 
     >>> check_positive_int("rows", 1024)
     1024
+    >>> check_positive_int("rows", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: rows must be a positive integer, got 0
     """
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return value
+    return int(value)
 
 
 def check_finite_positive(name: str, value: object) -> float:
@@ -48,7 +53,7 @@ def check_finite_positive(name: str, value: object) -> float:
     >>> check_finite_positive("peak_tflops", 503.8)
     503.8
     """
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number, got {value!r}")
     if not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be finite and > 0, got {value!r}")
@@ -61,7 +66,7 @@ def check_finite_nonnegative(name: str, value: object) -> float:
     >>> check_finite_nonnegative("prep_ms", 100)
     100.0
     """
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number, got {value!r}")
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be finite and >= 0, got {value!r}")

@@ -32,31 +32,52 @@ def test_suite_records_gpu_skips_in_the_cpu_record(no_cuda, bench_dir):
     assert report.value("gpu_flash", "ratio_8192", default=None) is None
 
 
-def test_classify_profiler_events():
-    class E:
-        def __init__(self, name, activity_type=None, device_type="DeviceType.CPU"):
-            self.name, self.activity_type, self.device_type = name, activity_type, device_type
+class Range:
+    def __init__(self, start, end):
+        self.start, self.end = start, end
 
-    events = [E("cudaLaunchKernel")] * 3 + [E("cuLaunchKernelEx"), E("cudaGraphLaunch"),
-              E("ampere_gemm", "kernel", "DeviceType.CUDA"), E("aten::mm"),
-              E("Memcpy HtoD", None, "DeviceType.CUDA"), E("triton_k", None, "DeviceType.CUDA")]
+
+class Event:
+    """The fields of a profiler FunctionEvent that _classify reads."""
+
+    def __init__(self, name, activity_type="cpu_op", start=0, end=1, thread=1):
+        self.name, self.activity_type = name, activity_type
+        self.time_range, self.thread = Range(start, end), thread
+
+
+def test_classify_profiler_events():
+    events = [Event("cudaLaunchKernel", "cuda_runtime", 3 * i, 3 * i + 1) for i in range(3)]
+    events += [Event("cuLaunchKernelEx", "cuda_driver", 20, 21),
+               Event("cudaGraphLaunch", "cuda_runtime", 30, 31), Event("ampere_gemm", "kernel"),
+               Event("aten::mm"), Event("Memcpy HtoD", "gpu_memcpy"), Event("triton_k", "kernel")]
     c = gpu._classify(events)
     assert (c["host_launches"], c["graph_launches"], c["kernels"]) == (4, 1, 2)
+    assert c["kernel_names"] == {"ampere_gemm": 1, "triton_k": 1}
 
 
 def test_driver_launch_inside_a_runtime_launch_counts_once():
-    class Range:
-        def __init__(self, start, end):
-            self.start, self.end = start, end
+    c = gpu._classify([Event("cudaLaunchKernel", "cuda_runtime", 0, 10),
+                       Event("cuLaunchKernel", "cuda_driver", 2, 8),
+                       Event("cuLaunchKernel", "cuda_driver", 2, 8, thread=2),
+                       Event("cuLaunchKernelEx", "cuda_driver", 20, 25)])
+    assert c["host_launches"] == 3
+    assert c["by_api"]["cuLaunchKernel (inside a runtime launch, not counted)"] == 1
 
-    class E:
-        def __init__(self, name, start, end):
-            self.name, self.time_range, self.thread = name, Range(start, end), 1
-            self.activity_type, self.device_type = None, "DeviceType.CPU"
 
-    c = gpu._classify([E("cudaLaunchKernel", 0, 10), E("cuLaunchKernel", 2, 8),
-                       E("cuLaunchKernelEx", 20, 25)])
-    assert c["host_launches"] == 2
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [("NVIDIA H200", "h200"), ("NVIDIA H200 NVL", None), ("NVIDIA GH200 480GB", None),
+     ("NVIDIA H100 80GB HBM3", "h100_sxm"), ("NVIDIA H100 SXM5 80GB", "h100_sxm"),
+     ("NVIDIA H100 PCIe", None), ("NVIDIA H100 NVL", None),
+     ("NVIDIA A100-SXM4-80GB", "a100_80gb"), ("NVIDIA A100-SXM4-40GB", None),
+     ("NVIDIA A100 80GB PCIe", None), ("NVIDIA B200", "b200"), ("NVIDIA GB200", None),
+     ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "rtx_pro_6000"),
+     ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", None),
+     ("NVIDIA GeForce RTX 4090", None)],
+)
+def test_profile_only_for_the_gpu_it_describes(name, key):
+    spec = gpu.profile_for(name)
+    assert (spec.key if spec else None) == key
 
 
 @pytest.fixture
@@ -99,6 +120,8 @@ def test_gpu_experiments_dry_run(dry_gpu):
         assert e["status"] == "ok" and e["provenance"]["device"]["slug"] == "nvidia-h200"
     swiglu, flash, graphs, persistent = entries
     assert swiglu["targets"][0]["id"] == "gpu_fused_swiglu_bandwidth"
+    assert swiglu["results"]["spec_dram_tb_s"] == 4.8
+    assert "[devices.h200]" in swiglu["results"]["datasheet"]
     assert swiglu["results"]["shapes"][0]["paths"]["triton_fused"]["max_abs_err_vs_fp32"] < 0.1
     assert flash["results"]["per_seq_len"][0]["max_abs_diff_vs_sdpa"] < 0.1
     assert flash["targets"][0]["met"] is None  # L=8192 not in the dry run
@@ -114,3 +137,23 @@ def test_gpu_experiments_dry_run(dry_gpu):
     for name in ("gpu_swiglu", "gpu_flash"):
         report.figure(name)
     assert report.value("gpu_graphs", "eager_kernels") == 3
+
+
+def test_unprofiled_gpu_records_the_datasheet_as_unknown(dry_gpu, monkeypatch):
+    info = gpu.gpu_info() | {"name": "NVIDIA H100 PCIe", "slug": "nvidia-h100-pcie"}
+    monkeypatch.setattr(gpu, "gpu_info", lambda index=0: info)
+    e = gpu.gpu_flash(True, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
+    assert e["results"]["spec_bf16_tflops"] is None
+    assert e["results"]["datasheet"].startswith("unknown")
+    assert e["tables"][0]["rows"][0][7] is None  # % of datasheet peak
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [(lambda: gpu.gpu_swiglu(True, copy_bytes=0), "copy_bytes must be a positive integer"),
+     (lambda: gpu.gpu_swiglu(True, shapes=[]), "shapes must name at least one"),
+     (lambda: gpu.gpu_flash(True, seq_lens=()), "seq_lens must name at least one")],
+)
+def test_empty_sizes_are_refused_not_replaced_by_defaults(dry_gpu, call, needle):
+    with pytest.raises(ValueError, match=needle):
+        call()

@@ -55,13 +55,14 @@ def test_record_file_is_readable_by_others(bench_dir):
 
 
 @pytest.mark.parametrize(
-    "bad",
-    [{"status": "great"}, {"name": "nope"}, {"tables": [{"title": "", "columns": ["a"],
-                                                          "rows": [[1, 2]]}]}],
+    ("bad", "needle"),
+    [({"status": "great"}, "status must be ok, skipped or failed, got 'great'"),
+     ({"name": "nope"}, "unknown experiment 'nope'"),
+     ({"tables": [{"title": "", "columns": ["a"], "rows": [[1, 2]]}]}, "2 cells, expected 1")],
 )
-def test_check_entry_rejects_malformed_entries(bad):
+def test_check_entry_rejects_malformed_entries(bad, needle):
     entry = fake_entry() | bad
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=needle):
         record.check_entry(entry)
 
 
@@ -84,7 +85,7 @@ def test_unserialisable_data_fails_before_touching_the_file(bench_dir):
     before = path.read_bytes()
     data = record.read(path)
     data["experiments"]["fusion"]["results"]["bad"] = object()
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="cannot store object as JSON"):
         record.write_atomic(path, data)
     assert path.read_bytes() == before
     assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]
@@ -135,7 +136,7 @@ def test_read_ignores_a_file_that_is_not_a_record(bench_dir):
 
 
 def test_record_path_wants_a_slug():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"device must be a slug .* got 'NVIDIA H200'"):
         record.record_path("NVIDIA H200")
     assert record.record_path(record.slug("NVIDIA H200")).name == "nvidia-h200.json"
 

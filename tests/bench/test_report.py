@@ -69,7 +69,7 @@ def test_figures(fixture_record):
     for name in ("shapes", "attention_memory", "fusion"):
         assert isinstance(report.figure(name), Figure)
     assert isinstance(report.figure("gpu_flash"), Figure)  # a "not measured" figure
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="no figure for 'launches'"):
         report.figure("launches")
 
 

@@ -29,7 +29,9 @@ def test_interleaving_rotates_and_flushes_before_every_call():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="at least one sample"):
         Timing(())
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="reps >= 1 and warmup >= 0, got reps=0"):
         time_interleaved({"a": lambda: None}, warmup=0, reps=0)
+    with pytest.raises(ValueError, match="nothing to time"):
+        time_interleaved({}, warmup=0, reps=1)

@@ -1,4 +1,5 @@
-"""Fixtures for the kernel tests: a byte meter that counts what kernels really load and store.
+"""Fixtures for the kernel tests: shared inputs, and a byte meter that counts what kernels
+really load and store.
 
 The meter hooks Triton's interpreter at its two memory primitives (masked load and masked
 store; unmasked ones, atomics and descriptors all go through them). For every access it
@@ -57,6 +58,44 @@ class KernelLaunch:
 def device() -> str:
     """Where test tensors live: compiled kernels need CUDA, the interpreter takes CPU."""
     return DEVICE
+
+
+# The dtypes the kernels accept, by their names in infrabook's traffic models.
+MODEL_DTYPE = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
+
+
+# Session scope because hypothesis refuses function-scoped fixtures in a @given test.
+@pytest.fixture(scope="session", params=list(MODEL_DTYPE), ids=str)
+def dtype(request: pytest.FixtureRequest) -> torch.dtype:
+    """Each input dtype the kernels accept: a test that takes ``dtype`` runs once per dtype,
+    unless it parametrizes ``dtype`` itself."""
+    return request.param
+
+
+@pytest.fixture
+def model_dtype(dtype: torch.dtype) -> str:
+    """The name of ``dtype`` in infrabook's traffic models: "fp32", "fp16" or "bf16"."""
+    return MODEL_DTYPE[dtype]
+
+
+@pytest.fixture(scope="session", params=[(1, 1), (3, 5), (37, 129), (64, 200)], ids=str)
+def shape(request: pytest.FixtureRequest) -> tuple[int, int]:
+    """2-D shapes for the elementwise kernels: one element, odd sizes, one tile and several."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def make_inputs(device: str) -> Callable[..., tuple[torch.Tensor, torch.Tensor]]:
+    """``make_inputs(shape, dtype, seed=0)``: seeded (g, u) for the SwiGLU kernels."""
+
+    def make(shape, dtype, seed=0):
+        gen = torch.Generator().manual_seed(seed)
+        # Scale 4 reaches far into both tails of silu, where exp(-|g|) underflows.
+        g = 4 * torch.randn(shape, generator=gen)
+        u = torch.randn(shape, generator=gen)
+        return g.to(device, dtype), u.to(device, dtype)
+
+    return make
 
 
 Meter = Callable[..., tuple[object, list[KernelLaunch]]]

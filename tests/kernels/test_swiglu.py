@@ -1,6 +1,5 @@
 """Fused and unfused SwiGLU: accuracy against PyTorch, and bytes moved against the model."""
 
-import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -8,10 +7,6 @@ from hypothesis import strategies as st
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
 from infrabook.kernels import swiglu, swiglu_reference, swiglu_unfused
-
-SHAPES = [(1, 1), (3, 5), (37, 129), (64, 200)]
-DTYPES = [torch.float32, torch.float16, torch.bfloat16]
-MODEL_DTYPE = {torch.float32: "fp32", torch.float16: "fp16", torch.bfloat16: "bf16"}
 
 # (rtol, atol) of the fused kernel against swiglu_reference. Both compute silu(g) * u in
 # fp32, a few fp32 ulps apart (the kernel's exp and division are not torch's), then round
@@ -28,28 +23,16 @@ TOLERANCE = {
 }
 
 
-def _inputs(shape, dtype, device, seed=0):
-    gen = torch.Generator().manual_seed(seed)
-    # Scale 4 reaches far into both tails of silu, where exp(-|g|) underflows.
-    g = 4 * torch.randn(shape, generator=gen)
-    u = torch.randn(shape, generator=gen)
-    return g.to(device, dtype), u.to(device, dtype)
-
-
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_fused_matches_reference(shape, dtype, device):
-    g, u = _inputs(shape, dtype, device)
+def test_fused_matches_reference(shape, dtype, make_inputs):
+    g, u = make_inputs(shape, dtype)
     z = swiglu(g, u)
     assert z.shape == shape and z.dtype == dtype
     rtol, atol = TOLERANCE[dtype]
     torch.testing.assert_close(z, swiglu_reference(g, u), rtol=rtol, atol=atol)
 
 
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_unfused_matches_reference(shape, dtype, device):
-    g, u = _inputs(shape, dtype, device)
+def test_unfused_matches_reference(shape, dtype, make_inputs):
+    g, u = make_inputs(shape, dtype)
     z = swiglu_unfused(g, u)
     if dtype == torch.float32:
         # Storing T in fp32 rounds nothing, so both paths do the same arithmetic.
@@ -72,21 +55,19 @@ def test_extreme_inputs_stay_finite(device):
 @given(
     rows=st.integers(1, 9),
     cols=st.integers(1, 70),
-    dtype=st.sampled_from(DTYPES),
     seed=st.integers(0, 2**16),
 )
-def test_any_shape(rows, cols, dtype, seed, device):
-    g, u = _inputs((rows, cols), dtype, device, seed)
+def test_any_shape(rows, cols, seed, dtype, make_inputs):
+    g, u = make_inputs((rows, cols), dtype, seed)
     rtol, atol = TOLERANCE[dtype]
     torch.testing.assert_close(swiglu(g, u), swiglu_reference(g, u), rtol=rtol, atol=atol)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_fused_moves_what_the_model_says(dtype, device, traffic):
+def test_fused_moves_what_the_model_says(dtype, model_dtype, make_inputs, traffic):
     rows, cols = 37, 129
-    g, u = _inputs((rows, cols), dtype, device)
+    g, u = make_inputs((rows, cols), dtype)
     _, launches = traffic(swiglu, g, u)
-    graph = activation_chain(rows, cols, MODEL_DTYPE[dtype])
+    graph = activation_chain(rows, cols, model_dtype)
     (model,) = account(graph, fully_fused(graph)).kernels
     (kernel,) = launches
     assert (kernel.bytes_read, kernel.bytes_written) == (model.bytes_read, model.bytes_written)
@@ -95,12 +76,11 @@ def test_fused_moves_what_the_model_says(dtype, device, traffic):
     assert kernel.written == {"z_ptr": g.nbytes}
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_unfused_moves_what_the_model_says(dtype, device, traffic):
+def test_unfused_moves_what_the_model_says(dtype, model_dtype, make_inputs, traffic):
     rows, cols = 37, 129
-    g, u = _inputs((rows, cols), dtype, device)
+    g, u = make_inputs((rows, cols), dtype)
     _, launches = traffic(swiglu_unfused, g, u)
-    graph = activation_chain(rows, cols, MODEL_DTYPE[dtype])
+    graph = activation_chain(rows, cols, model_dtype)
     model = account(graph, unfused(graph)).kernels
     assert [k.name for k in launches] == ["_silu_kernel", "_mul_kernel"]
     for kernel, step in zip(launches, model, strict=True):

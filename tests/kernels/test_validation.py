@@ -104,6 +104,13 @@ def test_attention_rejects_shapes(q, error, message, device):
         flash_attention(*_qkv(q, device))
 
 
+def test_attention_rejects_more_heads_than_the_grid_holds(device):
+    # 65536 (batch, head) pairs of one 16-wide row: 2 MiB per fp16 tensor, and the error
+    # comes before the launch, so the interpreter never runs 65536 programs.
+    with pytest.raises(ValueError, match=r"batch \* heads must be at most 65535 .* = 65536"):
+        flash_attention(*_qkv((65536, 1, 1, 16), device, torch.float16))
+
+
 def test_attention_rejects_mismatches(device):
     q, k, v = _qkv((1, 2, 8, 16), device)
     with pytest.raises(ValueError, match=r"q and k must have the same shape"):
@@ -141,7 +148,9 @@ def test_importing_triton_first_on_cpu_is_a_clear_error():
     env["CUDA_VISIBLE_DEVICES"] = ""
     run = subprocess.run(
         [sys.executable, "-c", "import triton, infrabook.kernels"],
-        capture_output=True, text=True, env=env,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert run.returncode != 0
     assert "triton was imported before TRITON_INTERPRET was set" in run.stderr

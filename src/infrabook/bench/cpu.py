@@ -24,15 +24,20 @@ from infrabook.attention_sizes import attention_sizes
 from infrabook.bench import record
 from infrabook.bench.attention import blockwise_attention, naive_attention, peak_bytes
 from infrabook.bench.dispatch import EAGER_OPS, FFN, count_runs
-from infrabook.bench.timing import CacheFlush, Timing, time_interleaved
-from infrabook.bucketing import actual_rows, bucket_for, check_buckets, check_calls
+from infrabook.bench.timing import CacheFlush, Log, Timing, quiet, time_interleaved
+from infrabook.bucketing import (
+    actual_rows,
+    bucket_for,
+    check_buckets,
+    check_calls,
+    executed_rows,
+    padding_fraction,
+)
 from infrabook.crossover import Line, crossover, regimes
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
 from infrabook.launches import article_launch_counts
-from infrabook.units import MiB
-
-Log = Callable[[str], None]
+from infrabook.units import MiB, check_positive_int
 
 #: The fused expression numexpr evaluates: silu(g) * u written out.
 NUMEXPR_EXPR = "g / (1 + exp(-g)) * u"
@@ -44,10 +49,6 @@ MIN_FLUSH_BYTES = 64 * MiB
 def flush_bytes() -> int:
     """Twice the last-level cache, at least :data:`MIN_FLUSH_BYTES`."""
     return max(2 * (record.llc_bytes() or 0), MIN_FLUSH_BYTES)
-
-
-def _quiet(_: str) -> None:
-    pass
 
 
 def _method(warmup: int, reps: int, flush: str, **extra: Any) -> dict[str, Any]:
@@ -86,7 +87,7 @@ def fusion(
     use_numexpr: bool = True,
     flush: bool = True,
     quick: bool = False,
-    log: Log = _quiet,
+    log: Log = quiet,
 ) -> dict[str, Any]:
     """The activation chain ``z = silu(g) * u`` in fp32, unfused against fused, on the CPU.
 
@@ -100,8 +101,8 @@ def fusion(
     GB/s is bytes from the dataflow model (:func:`infrabook.dataflow.account`) over time.
     """
     started = time.perf_counter()
-    if rows < 1 or cols < 1:
-        raise ValueError(f"rows and cols must be positive, got {rows} x {cols}")
+    check_positive_int("rows", rows)
+    check_positive_int("cols", cols)
     cores = record.usable_cores()
     gen = torch.Generator().manual_seed(0)
     g = torch.randn(rows, cols, generator=gen)
@@ -269,7 +270,7 @@ def attention_memory(
     block_q: int | None = None,
     block_k: int | None = None,
     quick: bool = False,
-    log: Log = _quiet,
+    log: Log = quiet,
 ) -> dict[str, Any]:
     """Peak memory of naive (S, P materialised) and blockwise (online softmax) attention.
 
@@ -280,8 +281,8 @@ def attention_memory(
     """
     started = time.perf_counter()
     conf = config.scenarios()["attention"]
-    bq = block_q or conf["block_q"]
-    bk = block_k or conf["block_k"]
+    bq = conf["block_q"] if block_q is None else check_positive_int("block_q", block_q)
+    bk = conf["block_k"] if block_k is None else check_positive_int("block_k", block_k)
     rng = np.random.default_rng(0)
     per_len = []
     for n in seq_lens:
@@ -358,7 +359,7 @@ def launches(
     d_ff: int = 256,
     *,
     quick: bool = False,
-    log: Log = _quiet,
+    log: Log = quiet,
 ) -> dict[str, Any]:
     """Operator dispatches of ``runs`` FFN runs, eager against fused, as counted.
 
@@ -367,7 +368,8 @@ def launches(
     beside them from :func:`infrabook.launches.article_launch_counts`.
     """
     started = time.perf_counter()
-    runs = runs or config.scenarios()["graph_replay"]["runs"]
+    runs = (config.scenarios()["graph_replay"]["runs"] if runs is None
+            else check_positive_int("runs", runs))
     log(f"launches: counting dispatches of {runs} FFN runs, eager and fused ...")
     ffn = FFN(rows, d_model, d_ff)
     eager = count_runs(ffn, runs, fused=False)
@@ -423,15 +425,29 @@ def launches(
 
 
 def _peak_estimate() -> dict[str, Any]:
+    """fp32 peak of the usable cores from /proc/cpuinfo: cores x MHz x FLOP per cycle.
+
+    FLOP per cycle and core, from the widest vector unit the flags show: AVX-512 64
+    (2 FMA pipes x 16 lanes x 2 FLOP per FMA), AVX2 with FMA 32 (2 x 8 x 2), AVX alone 16
+    (an add and a multiply pipe x 8 lanes). Some AVX-512 parts have one FMA pipe, and boost
+    clocks differ from the MHz listed: an estimate, which the record says.
+    """
     info = record.cpu_info()
-    per_cycle = 32 if {"avx2", "fma"} <= set(info["vector"]) else (
-        16 if "avx" in info["vector"] else None)
-    if per_cycle is None or not info["mhz"]:
-        return {"gflop_s": None, "basis": "unknown (no AVX/FMA flags or clock in /proc/cpuinfo)"}
+    flags = set(info["vector"])
+    if "avx512f" in flags:
+        per_cycle, pipes = 64, "2 FMA pipes x 16 lanes (AVX-512) x 2"
+    elif {"avx2", "fma"} <= flags:
+        per_cycle, pipes = 32, "2 FMA pipes x 8 lanes (AVX2) x 2"
+    elif "avx" in flags:
+        per_cycle, pipes = 16, "an add and a multiply pipe x 8 lanes (AVX, no FMA)"
+    else:
+        return {"gflop_s": None, "basis": "unknown (no AVX flags in /proc/cpuinfo)"}
+    if not info["mhz"]:
+        return {"gflop_s": None, "basis": "unknown (no clock in /proc/cpuinfo)"}
     cores = info["usable_cores"]
     return {"gflop_s": cores * info["mhz"] / 1e3 * per_cycle,
             "basis": (f"{cores} cores x {info['mhz']:.0f} MHz x {per_cycle} fp32 FLOP/cycle "
-                      "(2 FMA pipes x 8 lanes x 2; an estimate, boost clocks differ)")}
+                      f"({pipes}; an estimate, boost clocks differ)")}
 
 
 def shapes(
@@ -444,15 +460,19 @@ def shapes(
     scale: int = 4,
     prep: str = "none",
     quick: bool = False,
-    log: Log = _quiet,
+    log: Log = quiet,
 ) -> dict[str, Any]:
     """Matmul rate against rows, and the article's ten calls run generic vs bucketed.
 
     Part 1: ``x @ w`` for x [rows, k], w [k, n], fp32: GFLOP/s for each row count.
     Part 2: the ten calls of ``conf/scenarios.toml`` [bucketing] (rows and buckets divided by
     ``scale``), run *generic* (each call at its own size) and *bucketed* (each call copied
-    into a zero-padded buffer of its bucket's size, copy timed); with
-    ``prep="compile"`` also *specialised* (a static graph per distinct shape).
+    into the first rows of its bucket's buffer, allocated once, and the whole buffer
+    multiplied; the copy is timed); with ``prep="compile"`` also *specialised* (a static
+    graph per distinct shape). A bucket's padding rows start as zeros and then hold
+    whatever a longer call left there: they are never re-zeroed, as their output rows are
+    discarded and a dense fp32 matmul takes the same time over any finite normal values
+    (only subnormals slow x86 floating point, and neither zeros nor these rows are).
 
     ``prep="compile"``: the preparation each strategy needs is measured as what it is on a
     compiler stack: ``torch.compile`` with caches disabled, one dynamic-shape graph for
@@ -464,6 +484,12 @@ def shapes(
     started = time.perf_counter()
     if prep not in ("none", "compile"):
         raise ValueError(f"prep must be 'none' or 'compile', got {prep!r}")
+    for name, size in (("k", k), ("n", n), ("scale", scale)):
+        check_positive_int(name, size)
+    if not rows:
+        raise ValueError("rows must name at least one row count for the sweep, got none")
+    for r in rows:
+        check_positive_int("rows", r)
     gen = torch.Generator().manual_seed(0)
     w = torch.randn(k, n, generator=gen) / math.sqrt(k)
 
@@ -508,21 +534,31 @@ def shapes(
             compile_error = _first_line(err)
             prep_ms = {"generic": None, "bucketed": None}
 
+    # Everything but the work itself is looked up here, before timing: the input of each
+    # call and, for bucketed, its bucket's buffer and the rows it is copied into. The timed
+    # loops then differ only in the copy and the padding rows.
+    run_generic, run_bucketed = fns["generic"], fns["bucketed"]
+    call_inputs = [inputs[r] for r in sequence]
+    call_buffers = [padded[bucket_for(r, buckets)] for r in sequence]
+    bucket_plan = [(inputs[r], buf[:r], buf)
+                   for r, buf in zip(sequence, call_buffers, strict=True)]
+
     def generic() -> None:
-        for r in sequence:
-            fns["generic"](inputs[r])
+        for x in call_inputs:
+            run_generic(x)
 
     def bucketed() -> None:
-        for r in sequence:
-            b = bucket_for(r, buckets)
-            padded[b][:r].copy_(inputs[r])
-            fns["bucketed"](padded[b])
+        for x, head, buf in bucket_plan:
+            head.copy_(x)
+            run_bucketed(buf)
 
     group_fns: dict[str, Callable[[], object]] = {"generic": generic, "bucketed": bucketed}
     if "specialised" in fns:
+        run_specialised = fns["specialised"]
+
         def specialised() -> None:
-            for r in sequence:
-                fns["specialised"](inputs[r])
+            for x in call_inputs:
+                run_specialised(x)
         group_fns["specialised"] = specialised
     log(f"shapes: timing the {len(sequence)}-call group: {', '.join(group_fns)} ...")
     group_t = time_interleaved(group_fns, warmup=warmup, reps=reps)
@@ -530,11 +566,12 @@ def shapes(
     real = actual_rows(calls)
     groups = {}
     for name, t in group_t.items():
-        executed = sum(bucket_for(r, buckets) if name == "bucketed" else r for r in sequence)
+        padded_to = buckets if name == "bucketed" else None
+        executed = executed_rows(calls, padded_to)
         groups[name] = {
             "executed_rows": executed,
             "actual_rows": real,
-            "padding_pct": 100 * (executed / real - 1),
+            "padding_pct": 100 * padding_fraction(calls, padded_to) if padded_to else 0.0,
             "timing": t.as_dict(),
             "useful_gflop_s": 2 * real * k * n / t.median / 1e9,
             "executed_gflop_s": 2 * executed * k * n / t.median / 1e9,
@@ -590,8 +627,7 @@ def shapes(
                 "calls": [list(c) for c in calls], "buckets": list(buckets), "prep": prep,
                 "threads": torch.get_num_threads()},
         results={"sweep": sweep, "groups": groups, "prep_detail": prep_detail,
-                 "crossovers": crossings, "regimes": regime_list, "est_peak": peak,
-                 "article_crossover_generic_bucketed": 65},
+                 "crossovers": crossings, "regimes": regime_list, "est_peak": peak},
         values=values,
         tables=tables,
         targets=[],

@@ -16,7 +16,7 @@ Written to run on one GPU (an H200 was the target) in well under three minutes.
 from __future__ import annotations
 
 import gc
-import math
+import re
 import shutil
 import subprocess
 import time
@@ -30,13 +30,11 @@ from infrabook import config
 from infrabook.attention_sizes import attention_flop
 from infrabook.bench import record
 from infrabook.bench.dispatch import FFN
-from infrabook.bench.timing import Timing
+from infrabook.bench.timing import Log, Timing, quiet
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
 from infrabook.launches import article_launch_counts
-from infrabook.units import MiB
-
-Log = Callable[[str], None]
+from infrabook.units import MiB, check_positive_int
 
 TITLES = {
     "gpu_swiglu": "Fused vs unfused SwiGLU on the GPU, with and without an L2 flush",
@@ -54,13 +52,18 @@ LAUNCH_APIS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchC
 #: Host-side API calls that submit a whole captured graph.
 GRAPH_APIS = frozenset({"cudaGraphLaunch", "cuGraphLaunch"})
 
-#: Which conf/hardware.toml profile a GPU name matches, for the datasheet figures.
-PROFILE_BY_NAME = (("H200", "h200"), ("H100", "h100_sxm"), ("A100", "a100_80gb"),
-                   ("B200", "b200"), ("RTX PRO 6000", "rtx_pro_6000"))
-
-
-def _quiet(_: str) -> None:
-    pass
+#: The conf/hardware.toml profile of each GPU name (as CUDA reports it, less "NVIDIA "),
+#: for the datasheet figures. Whole names only: a variant with other clocks, power or
+#: memory (H200 NVL, H100 PCIe and NVL, A100 40GB or PCIe, GB200, RTX PRO 6000 Max-Q)
+#: has no profile, and its datasheet figures are recorded as unknown.
+PROFILE_BY_NAME = (
+    (re.compile(r"H200"), "h200"),
+    (re.compile(r"H100 (80GB HBM3|SXM5?( 80GB)?)"), "h100_sxm"),
+    (re.compile(r"A100-SXM4-80GB"), "a100_80gb"),
+    (re.compile(r"B200"), "b200"),
+    (re.compile(r"RTX PRO 6000 Blackwell( Workstation Edition| Server Edition)?"),
+     "rtx_pro_6000"),
+)
 
 
 def unavailable_reason() -> str | None:
@@ -111,11 +114,24 @@ def device_slug() -> str:
     return record.slug(torch.cuda.get_device_name(0))
 
 
-def _profile_for(name: str) -> config.Device | None:
-    for needle, key in PROFILE_BY_NAME:
-        if needle.lower() in name.lower():
+def profile_for(name: str) -> config.Device | None:
+    """The datasheet profile of the GPU called ``name``, or None when none is this GPU.
+
+    >>> profile_for("NVIDIA H100 80GB HBM3").key, profile_for("NVIDIA H100 PCIe")
+    ('h100_sxm', None)
+    """
+    short = name.strip().removeprefix("NVIDIA ").strip()
+    for pattern, key in PROFILE_BY_NAME:
+        if pattern.fullmatch(short):
             return config.device(key)
     return None
+
+
+def _datasheet(spec: config.Device | None, name: str) -> str:
+    """Which profile the datasheet figures of a record come from, or that they are unknown."""
+    if spec is None:
+        return f"unknown: no conf/hardware.toml profile is this GPU ({name!r})"
+    return f"conf/hardware.toml [devices.{spec.key}] ({spec.name})"
 
 
 def _skipped(name: str, reason: str, quick: bool) -> dict[str, Any]:
@@ -140,14 +156,10 @@ def bench_unflushed(fn: Callable[[], object]) -> dict[str, Any]:
     """``do_bench_cudagraph``: calls back to back in a CUDA graph, no flush."""
     import triton.testing
 
-    gc_was = gc.isenabled()
-    gc.disable()  # a collected Triton kernel would invalidate the capture
-    try:
-        q = triton.testing.do_bench_cudagraph(fn, rep=20, quantiles=[0.5, 0.2, 0.8])
-    finally:
-        if gc_was:
-            gc.enable()
-    return _timing_from_quantiles(q)
+    # do_bench_cudagraph keeps the garbage collector off while it captures (Triton >= 3.9),
+    # so that no Triton kernel is unloaded mid-capture.
+    return _timing_from_quantiles(
+        triton.testing.do_bench_cudagraph(fn, rep=20, quantiles=[0.5, 0.2, 0.8]))
 
 
 def _method(summary: str, **extra: Any) -> dict[str, Any]:
@@ -171,7 +183,7 @@ def copy_bandwidth(nbytes: int = 512 * MiB) -> dict[str, Any]:
     return {"bytes_moved": 2 * nbytes, "timing": t, "gb_s": 2 * nbytes / t["median_s"] / 1e9}
 
 
-def gpu_swiglu(quick: bool = False, log: Log = _quiet, *,
+def gpu_swiglu(quick: bool = False, log: Log = quiet, *,
                shapes: list[tuple[int, int]] | None = None,
                copy_bytes: int | None = None) -> dict[str, Any]:
     """Fused Triton SwiGLU vs the unfused Triton pair vs torch eager, bf16.
@@ -188,12 +200,18 @@ def gpu_swiglu(quick: bool = False, log: Log = _quiet, *,
     started = time.perf_counter()
     info = gpu_info()
     conf = config.scenarios()["ffn_chain"]
-    shapes = shapes or [(conf["rows"], conf["cols"]), (conf["rows"] // 4, conf["cols"])]
+    if shapes is None:
+        shapes = [(conf["rows"], conf["cols"]), (conf["rows"] // 4, conf["cols"])]
+    elif not shapes:
+        raise ValueError("shapes must name at least one (rows, cols), got none")
+    if copy_bytes is None:
+        copy_bytes = 128 * MiB if quick else 512 * MiB
     log("gpu_swiglu: device copy bandwidth ...")
-    copy = copy_bandwidth(copy_bytes or (128 * MiB if quick else 512 * MiB))
-    spec = _profile_for(info["name"])
+    copy = copy_bandwidth(check_positive_int("copy_bytes", copy_bytes))
+    spec = profile_for(info["name"])
     results: dict[str, Any] = {"copy": copy, "shapes": [],
-                               "spec_dram_tb_s": spec.dram_tb_s.value if spec else None}
+                               "spec_dram_tb_s": spec.dram_tb_s.value if spec else None,
+                               "datasheet": _datasheet(spec, info["name"])}
     rows_out = []
     values: dict[str, Any] = {"copy_gb_s": copy["gb_s"]}
     for rows, cols in shapes:
@@ -261,7 +279,7 @@ def gpu_swiglu(quick: bool = False, log: Log = _quiet, *,
 # ---------------------------------------------------------------------- FlashAttention
 
 
-def gpu_flash(quick: bool = False, log: Log = _quiet, *,
+def gpu_flash(quick: bool = False, log: Log = quiet, *,
               seq_lens: tuple[int, ...] | None = None, heads: int = 16,
               tokens: int = 16384, head_dim: int = 128) -> dict[str, Any]:
     """Forward TFLOP/s of the Triton FlashAttention against ``scaled_dot_product_attention``.
@@ -275,7 +293,10 @@ def gpu_flash(quick: bool = False, log: Log = _quiet, *,
     from infrabook.kernels import flash_attention
 
     started = time.perf_counter()
-    seq_lens = seq_lens or ((1024, 2048, 4096) if quick else (1024, 2048, 4096, 8192, 16384))
+    if seq_lens is None:
+        seq_lens = (1024, 2048, 4096) if quick else (1024, 2048, 4096, 8192, 16384)
+    elif not seq_lens:
+        raise ValueError("seq_lens must name at least one sequence length, got none")
     per_len = []
     values: dict[str, Any] = {}
     for n in seq_lens:
@@ -303,7 +324,8 @@ def gpu_flash(quick: bool = False, log: Log = _quiet, *,
         del q, k, v, o_flash, o_sdpa
     goal = config.bench_targets()["gpu_flash_vs_sdpa_8192"]
     at_goal = next((r for r in per_len if r["seq_len"] == goal["seq_len"]), None)
-    spec = _profile_for(gpu_info()["name"])
+    name = gpu_info()["name"]
+    spec = profile_for(name)
     peak = spec.bf16_dense_tflops.value if spec else None
     targets = [record.configured_target(
         "gpu_flash_vs_sdpa_8192", at_goal["ratio"] if at_goal else None,
@@ -319,7 +341,8 @@ def gpu_flash(quick: bool = False, log: Log = _quiet, *,
                        "L² d; SDPA backend as PyTorch chooses it", l2_flushed=True),
         params={"head_dim": head_dim, "heads": heads, "tokens_per_batch": tokens,
                 "dtype": "bf16", "causal": False, "seq_lens": list(seq_lens)},
-        results={"per_seq_len": per_len, "spec_bf16_tflops": peak},
+        results={"per_seq_len": per_len, "spec_bf16_tflops": peak,
+                 "datasheet": _datasheet(spec, name)},
         values=values,
         tables=[record.table(f"attention forward, d={head_dim}, {heads} heads, bf16",
                              ["L", "batch", "Triton ms", "Triton TFLOP/s", "SDPA ms",
@@ -335,11 +358,8 @@ def gpu_flash(quick: bool = False, log: Log = _quiet, *,
 RUNTIME_LAUNCH_APIS = frozenset(a for a in LAUNCH_APIS if a.startswith("cuda"))
 
 
-def _span(e: Any) -> tuple[Any, float, float] | None:
-    tr = getattr(e, "time_range", None)
-    if tr is None:
-        return None
-    return getattr(e, "thread", None), float(tr.start), float(tr.end)
+def _span(e: Any) -> tuple[int, float, float]:
+    return e.thread, float(e.time_range.start), float(e.time_range.end)
 
 
 def _classify(events: Any) -> dict[str, Any]:
@@ -349,13 +369,11 @@ def _classify(events: Any) -> dict[str, Any]:
     thread is the runtime's own call, not a second launch, and is not counted twice.
     """
     events = list(events)
-    runtime_spans = [sp for e in events if e.name in RUNTIME_LAUNCH_APIS
-                     and (sp := _span(e)) is not None]
+    runtime_spans = [_span(e) for e in events if e.name in RUNTIME_LAUNCH_APIS]
 
     def nested(e: Any) -> bool:
-        sp = _span(e)
-        return sp is not None and any(
-            t == sp[0] and a <= sp[1] and sp[2] <= b for t, a, b in runtime_spans)
+        thread, start, end = _span(e)
+        return any(t == thread and a <= start and end <= b for t, a, b in runtime_spans)
 
     apis: Counter[str] = Counter()
     kernels: list[str] = []
@@ -367,10 +385,8 @@ def _classify(events: Any) -> dict[str, Any]:
             else:
                 apis[name] += 1
             continue
-        kind = getattr(e, "activity_type", None)
-        on_device = str(getattr(e, "device_type", "")).endswith("CUDA")
-        if kind == "kernel" or (kind is None and on_device
-                                and not name.startswith(("Memcpy", "Memset"))):
+        # Kineto tags every device event: "kernel", "gpu_memcpy", "gpu_memset", ...
+        if e.activity_type == "kernel":
             kernels.append(name)
     return {
         "host_launches": sum(n for a, n in apis.items() if a in LAUNCH_APIS),
@@ -390,6 +406,8 @@ def _capture(fn: Callable[[], torch.Tensor]) -> Callable[[], None]:
             fn()
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
+    # torch.cuda.graph collects before capturing but leaves the collector on: a Triton
+    # kernel collected mid-capture would unload its module and invalidate the graph.
     gc_was = gc.isenabled()
     gc.disable()
     try:
@@ -431,7 +449,7 @@ def _profile_counts(fn: Callable[[], object], runs: int) -> dict[str, Any]:
     return _classify(prof.events())
 
 
-def gpu_graphs(quick: bool = False, log: Log = _quiet, *, rows: int = 64, d_model: int = 1024,
+def gpu_graphs(quick: bool = False, log: Log = quiet, *, rows: int = 64, d_model: int = 1024,
                d_ff: int = 4096) -> dict[str, Any]:
     """Three FFN runs eager, replayed from a CUDA graph, fused, fused and replayed.
 
@@ -511,17 +529,7 @@ def gpu_graphs(quick: bool = False, log: Log = _quiet, *, rows: int = 64, d_mode
 # ------------------------------------------------------------------------- persistent
 
 
-def _launch_parts(out: Any) -> tuple[torch.Tensor, int | None, int | None]:
-    """(z, programs, tiles) from a kernel's return value: a ``Launch`` or a tuple."""
-    if hasattr(out, "z"):
-        return out.z, getattr(out, "programs", None), getattr(out, "tiles", None)
-    if isinstance(out, tuple):
-        z, programs = out[0], out[1] if len(out) > 1 else None
-        return z, programs, None
-    return out, None, None
-
-
-def gpu_persistent(quick: bool = False, log: Log = _quiet, *,
+def gpu_persistent(quick: bool = False, log: Log = quiet, *,
                    shape: tuple[int, int] | None = None) -> dict[str, Any]:
     """One program per tile against a persistent grid (one program per SM, and 4 per SM).
 
@@ -530,47 +538,37 @@ def gpu_persistent(quick: bool = False, log: Log = _quiet, *,
     reason = unavailable_reason()
     if reason:
         return _skipped("gpu_persistent", reason, quick)
-    import infrabook.kernels as kernels
+    from infrabook.kernels import Launch, swiglu_per_tile, swiglu_persistent
 
-    persistent = getattr(kernels, "swiglu_persistent", None)
-    if persistent is None:
-        return _skipped("gpu_persistent", "infrabook.kernels.swiglu_persistent does not exist",
-                        quick)
-    per_tile = getattr(kernels, "swiglu_per_tile", None)
     started = time.perf_counter()
     conf = config.scenarios()["ffn_chain"]
-    rows, cols = shape or (conf["rows"], conf["cols"])
+    rows, cols = (conf["rows"], conf["cols"]) if shape is None else shape
     gen = torch.Generator(device=DEVICE).manual_seed(0)
     g = torch.randn(rows, cols, device=DEVICE, dtype=torch.bfloat16, generator=gen)
     u = torch.randn(rows, cols, device=DEVICE, dtype=torch.bfloat16, generator=gen)
     graph = activation_chain(rows, cols, "bf16")
     nbytes = account(graph, fully_fused(graph)).traffic
     sms = gpu_info()["sm_count"]
-    variants: dict[str, Callable[[], Any]] = {}
-    if per_tile is not None:
-        variants["per_tile"] = lambda: per_tile(g, u)
-    else:
-        variants["per_tile"] = lambda: kernels.swiglu(g, u)
-    variants["persistent_1x_sm"] = lambda: persistent(g, u, num_programs=sms)
-    variants["persistent_4x_sm"] = lambda: persistent(g, u, num_programs=4 * sms)
-    ref = variants["per_tile"]()
-    z_ref = _launch_parts(ref)[0]
+    variants: dict[str, Callable[[], Launch]] = {
+        "per_tile": lambda: swiglu_per_tile(g, u),
+        "persistent_1x_sm": lambda: swiglu_persistent(g, u, num_programs=sms),
+        "persistent_4x_sm": lambda: swiglu_persistent(g, u, num_programs=4 * sms),
+    }
+    z_ref = variants["per_tile"]().z
     results: dict[str, Any] = {}
     values: dict[str, Any] = {"sm_count": sms}
     rows_out = []
     for name, fn in variants.items():
         log(f"gpu_persistent: {name} ...")
-        z, programs, tiles = _launch_parts(fn())
-        if name == "per_tile" and programs is None:
-            programs = tiles = math.ceil(g.numel() / getattr(kernels, "BLOCK", 1024))
+        launch = fn()
         t = bench_flushed(fn)
         gb_s = nbytes / t["median_s"] / 1e9
-        results[name] = {"programs": programs, "tiles": tiles, "timing": t, "gb_s": gb_s,
-                         "equal_to_per_tile": bool(torch.equal(z, z_ref))}
+        results[name] = {"programs": launch.programs, "tiles": launch.tiles, "timing": t,
+                         "gb_s": gb_s, "equal_to_per_tile": bool(torch.equal(launch.z, z_ref))}
         values[f"{name}_us"] = t["median_s"] * 1e6
         values[f"{name}_gb_s"] = gb_s
-        values[f"{name}_programs"] = programs
-        rows_out.append([name, programs, tiles, t["median_s"] * 1e6, gb_s,
+        values[f"{name}_programs"] = launch.programs
+        rows_out.append([name, launch.programs, launch.tiles, t["median_s"] * 1e6, gb_s,
                          results[name]["equal_to_per_tile"]])
     return _entry(
         "gpu_persistent", quick, started,

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from infrabook import config
+from infrabook.serialise import jsonable
 
 SCHEMA = 1
 
@@ -344,24 +345,6 @@ def check_entry(entry: dict[str, Any]) -> None:
 # ------------------------------------------------------------------------ read / write
 
 
-def _jsonable(obj: Any) -> Any:
-    """Plain JSON values: numpy scalars become Python numbers, non-finite floats None."""
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, bool) or obj is None or isinstance(obj, str):
-        return obj
-    if isinstance(obj, int):
-        return obj
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    item = getattr(obj, "item", None)  # numpy / torch scalars
-    if callable(item):
-        return _jsonable(item())
-    raise TypeError(f"cannot store {type(obj).__name__} in a benchmark record: {obj!r}")
-
-
 def read(path: Path) -> dict[str, Any] | None:
     """The record at ``path``, or None when there is none (or it is not a record)."""
     try:
@@ -382,7 +365,7 @@ def write_atomic(path: Path, data: dict[str, Any]) -> None:
     :func:`os.replace`. On any error the temporary file is removed and ``path`` is left as
     it was.
     """
-    text = json.dumps(_jsonable(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json.dumps(jsonable(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

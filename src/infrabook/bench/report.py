@@ -1,16 +1,39 @@
 """What the pages call to show the committed measurements.
 
->>> from infrabook.bench import report
->>> report.devices()                                     # doctest: +SKIP
-['cpu']
->>> report.show("fusion")                                # doctest: +SKIP
->>> report.value("fusion", "best_speedup")               # doctest: +SKIP
-1.43...
-
 ``show`` returns an object that Jupyter (and MyST-NB) displays as a table with one
 provenance line under it; where the record or the experiment is missing it says so instead
 of failing. ``value`` returns one number for the prose. ``figure`` draws a measured curve.
 Nothing here imports torch: reading a record is cheap.
+
+The pages read ``docs/_data/bench``; here a record is written to a temporary folder first:
+
+>>> import tempfile
+>>> from pathlib import Path
+>>> from infrabook.bench import record, report
+>>> tmp = tempfile.TemporaryDirectory()
+>>> folder = Path(tmp.name)
+>>> measured = record.entry(
+...     "launches", "Dispatches of three FFN runs", device=record.cpu_info(), quick=True,
+...     method={"summary": "counted"}, params={}, results={},
+...     values={"eager_dispatches": 18, "fused_dispatches": 15},
+...     tables=[record.table("3 runs", ["configuration", "dispatches"],
+...                          [["eager", 18], ["fused", 15]])],
+...     targets=[], duration_s=0.0)
+>>> _ = record.merge("cpu", measured, folder)
+>>> report.devices(folder=folder)
+['cpu']
+>>> report.value("launches", "fused_dispatches", folder=folder)
+15
+>>> print(report.show("launches", folder=folder))
+Dispatches of three FFN runs · cpu
+3 runs
+configuration | dispatches
+eager | 18
+fused | 15
+Measured on ... · QUICK run (scaled-down sizes) · method: counted
+>>> report.show("fusion", folder=folder).message == report.NOT_MEASURED
+True
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations
@@ -25,6 +48,7 @@ from typing import Any
 from infrabook import config
 from infrabook.bench import record
 from infrabook.bench.record import CPU_EXPERIMENTS, EXPERIMENTS
+from infrabook.units import MiB
 
 NOT_MEASURED = "尚未在此类设备上测量 (not measured on this kind of device yet)"
 NOT_RUN = "未在此设备上运行 (not run on this device)"
@@ -332,12 +356,11 @@ def figure(experiment: str, device: str | None = None, *,
         fig, ax = new_figure()
         per = res["per_seq_len"]
         ls = [r["seq_len"] for r in per]
-        mib = 2**20
-        ax.plot(ls, [r["naive_peak_bytes"] / mib for r in per], marker="o",
+        ax.plot(ls, [r["naive_peak_bytes"] / MiB for r in per], marker="o",
                 label="naive, measured")
-        ax.plot(ls, [r["predicted_naive_bytes"] / mib for r in per], ls="--",
+        ax.plot(ls, [r["predicted_naive_bytes"] / MiB for r in per], ls="--",
                 label="naive, model S+P+O")
-        ax.plot(ls, [r["blockwise_peak_bytes"] / mib for r in per], marker="s",
+        ax.plot(ls, [r["blockwise_peak_bytes"] / MiB for r in per], marker="s",
                 label="blockwise (online softmax), measured")
         _log2_ticks(ax, ls)
         ax.set_yscale("log")

@@ -78,9 +78,18 @@ class Timing:
         }
 
 
+#: What the experiments report progress to: :func:`progress`, or :func:`quiet`.
+Log = Callable[[str], None]
+
+
 def progress(message: str) -> None:
     """One line of progress on stderr (the record goes to a file, results to stdout)."""
     print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+def quiet(message: str) -> None:
+    """Drop a progress line: the experiments' default, so that a page calling one live
+    prints nothing but its result."""
 
 
 def time_interleaved(

@@ -31,6 +31,8 @@ BLOCK_M = 64
 BLOCK_N = 64
 #: Supported head dims (inclusive); 16 is the smallest operand ``tl.dot`` takes.
 MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 128
+# CUDA caps a grid's axes 1 and 2 at 65535 programs; axis 1 here is batch * heads.
+_MAX_GRID_AXIS_1 = 65535
 
 
 @triton.jit
@@ -119,8 +121,9 @@ def flash_attention(
     """Attention forward pass with the online softmax, scale ``1 / sqrt(head_dim)``.
 
     ``q``, ``k``, ``v``: (batch, heads, seq_len, head_dim), same shape, contiguous,
-    fp32/fp16/bf16, head_dim from 16 to 128, any seq_len. ``causal``: query i sees keys
-    0..i. ``block_m``, ``block_n``: tile sizes, powers of two from 16 to 128.
+    fp32/fp16/bf16, head_dim from 16 to 128, any seq_len, batch * heads at most 65535.
+    ``causal``: query i sees keys 0..i. ``block_m``, ``block_n``: tile sizes, powers of two
+    from 16 to 128.
 
     Returns O in the input dtype, or ``(O, lse)`` with ``return_lse``: the fp32 natural
     log-sum-exp of each row of scaled scores, shape (batch, heads, seq_len).
@@ -140,6 +143,11 @@ def flash_attention(
     for name, flag in (("causal", causal), ("return_lse", return_lse)):
         if not isinstance(flag, bool):
             raise TypeError(f"flash_attention: {name} must be a bool, got {flag!r}")
+    if batch * heads > _MAX_GRID_AXIS_1:
+        raise ValueError(
+            f"flash_attention: batch * heads must be at most {_MAX_GRID_AXIS_1} (CUDA's limit "
+            f"on grid axis 1), got {batch} * {heads} = {batch * heads}"
+        )
     check_block("flash_attention: block_m", block_m, 16, 128)
     check_block("flash_attention: block_n", block_n, 16, 128)
     o = torch.empty_like(q)

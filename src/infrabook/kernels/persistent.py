@@ -20,7 +20,8 @@ import triton
 import triton.language as tl
 
 from infrabook.kernels._checks import INTERPRETED, check_block, check_inputs
-from infrabook.kernels.swiglu import BLOCK, _swiglu_kernel, _swiglu_tile, _tile_offsets
+from infrabook.kernels._tiles import swiglu_kernel, swiglu_tile, tile_offsets
+from infrabook.kernels.swiglu import BLOCK
 
 #: Programs the persistent kernel launches when there is no GPU to count SMs on.
 CPU_PROGRAMS = 4
@@ -38,7 +39,7 @@ class Launch:
 @triton.jit
 def _swiglu_persistent_kernel(g_ptr, u_ptr, z_ptr, n, num_tiles, BLOCK: tl.constexpr):
     for tile in range(tl.program_id(0), num_tiles, tl.num_programs(0)):
-        _swiglu_tile(g_ptr, u_ptr, z_ptr, _tile_offsets(tile, BLOCK), n)
+        swiglu_tile(g_ptr, u_ptr, z_ptr, tile_offsets(tile, BLOCK), n)
 
 
 def _check(op: str, g: torch.Tensor, u: torch.Tensor, block_size: int) -> int:
@@ -59,7 +60,7 @@ def swiglu_per_tile(g: torch.Tensor, u: torch.Tensor, *, block_size: int = BLOCK
     """
     tiles = _check("swiglu_per_tile", g, u, block_size)
     z = torch.empty_like(g)
-    _swiglu_kernel[(tiles,)](g, u, z, g.numel(), BLOCK=block_size)
+    swiglu_kernel[(tiles,)](g, u, z, g.numel(), BLOCK=block_size)
     return Launch(z, programs=tiles, tiles=tiles)
 
 

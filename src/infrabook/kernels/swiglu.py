@@ -26,51 +26,23 @@ import triton
 import triton.language as tl
 
 from infrabook.kernels._checks import check_inputs
+from infrabook.kernels._tiles import silu, swiglu_kernel, tile_offsets
 
 #: Elements per program. Each program handles one tile of BLOCK consecutive elements.
 BLOCK = 1024
 
 
 @triton.jit
-def _silu(x):
-    # silu(x) = x * sigmoid(x) written with exp(-|x|) <= 1, so no inf is ever formed: on a
-    # GPU exp(100) = inf would still give the right 0, but the interpreter's numpy warns
-    # on the overflow, and the select costs nothing in a memory-bound kernel.
-    e = tl.exp(-tl.abs(x))
-    return x * tl.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-
-@triton.jit
-def _tile_offsets(tile, BLOCK: tl.constexpr):
-    # int64 so that tensors past 2**31 elements do not wrap the offset; tl.cast, not .to,
-    # because in the interpreter a loop index is a plain Python int.
-    return tl.cast(tile, tl.int64) * BLOCK + tl.arange(0, BLOCK)
-
-
-@triton.jit
-def _swiglu_tile(g_ptr, u_ptr, z_ptr, offs, n):
-    mask = offs < n
-    g = tl.load(g_ptr + offs, mask=mask).to(tl.float32)
-    u = tl.load(u_ptr + offs, mask=mask).to(tl.float32)
-    tl.store(z_ptr + offs, (_silu(g) * u).to(z_ptr.dtype.element_ty), mask=mask)
-
-
-@triton.jit
-def _swiglu_kernel(g_ptr, u_ptr, z_ptr, n, BLOCK: tl.constexpr):
-    _swiglu_tile(g_ptr, u_ptr, z_ptr, _tile_offsets(tl.program_id(0), BLOCK), n)
-
-
-@triton.jit
 def _silu_kernel(g_ptr, t_ptr, n, BLOCK: tl.constexpr):
-    offs = _tile_offsets(tl.program_id(0), BLOCK)
+    offs = tile_offsets(tl.program_id(0), BLOCK)
     mask = offs < n
     g = tl.load(g_ptr + offs, mask=mask).to(tl.float32)
-    tl.store(t_ptr + offs, _silu(g).to(t_ptr.dtype.element_ty), mask=mask)
+    tl.store(t_ptr + offs, silu(g).to(t_ptr.dtype.element_ty), mask=mask)
 
 
 @triton.jit
 def _mul_kernel(t_ptr, u_ptr, z_ptr, n, BLOCK: tl.constexpr):
-    offs = _tile_offsets(tl.program_id(0), BLOCK)
+    offs = tile_offsets(tl.program_id(0), BLOCK)
     mask = offs < n
     t = tl.load(t_ptr + offs, mask=mask).to(tl.float32)
     u = tl.load(u_ptr + offs, mask=mask).to(tl.float32)
@@ -91,7 +63,7 @@ def swiglu(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     check_inputs("swiglu", 2, g=g, u=u)
     z = torch.empty_like(g)
     n = g.numel()
-    _swiglu_kernel[(triton.cdiv(n, BLOCK),)](g, u, z, n, BLOCK=BLOCK)
+    swiglu_kernel[(triton.cdiv(n, BLOCK),)](g, u, z, n, BLOCK=BLOCK)
     return z
 
 

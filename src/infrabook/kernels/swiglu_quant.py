@@ -28,12 +28,23 @@ import triton
 import triton.language as tl
 
 from infrabook.kernels._checks import INTERPRETED, check_block, check_inputs
-from infrabook.kernels.swiglu import _silu
+from infrabook.kernels._tiles import silu
 
 #: Widest row kept in registers in one pass (the article's 12288 columns fit).
 MAX_BLOCK_COLS = 16384
 
 _QMAX = {torch.int8: 127.0, torch.float8_e4m3fn: 448.0}
+
+# A row whose max |z| is below 2 * QMAX times fp32's smallest normal (3e-36 for int8, 1e-35
+# for fp8) is stored as a zero row. Compiled GPU code may flush subnormal fp32 to zero
+# (Triton's CUDA backend does in libdevice calls, its AMD backend in exp2) where the
+# interpreter keeps them, so a row whose scale max / QMAX, or whose max itself, is
+# subnormal would quantise differently per backend: zeroed on one, +-QMAX on another.
+# Zeroing those rows explicitly gives every backend the same q and scale, at an absolute
+# error below the bound. The factor 2 keeps the scale of every other row at least twice the
+# smallest normal, and makes the int8 q of any subnormal z in a kept row 0 whether or not
+# the z was flushed (|z| / max * 127 < 0.5).
+_ZERO_BELOW = {dtype: 2 * qmax * torch.finfo(torch.float32).tiny for dtype, qmax in _QMAX.items()}
 
 
 @triton.jit
@@ -41,13 +52,18 @@ def _z(g_ptr, u_ptr, offs, mask):
     # Masked lanes load 0, so they add silu(0) * 0 = 0 to the row max.
     g = tl.load(g_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     u = tl.load(u_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-    return _silu(g) * u
+    return silu(g) * u
+
+
+@triton.jit
+def _row_max(abs_z, ZERO_BELOW: tl.constexpr):
+    amax = tl.max(abs_z, axis=0)
+    return tl.where(amax < ZERO_BELOW, 0.0, amax)
 
 
 @triton.jit
 def _store_q(q_ptr, offs, mask, z, amax, QMAX: tl.constexpr):
-    # Dividing by the row max (not multiplying by QMAX / amax) keeps |z / amax| <= 1, so no
-    # row, however tiny its values, overflows. An all-zero row divides by 1 instead of 0.
+    # A zero row (amax 0) divides by 1 instead of 0, so its q is 0, not NaN.
     x = z / tl.where(amax > 0, amax, 1.0) * QMAX
     if q_ptr.dtype.element_ty == tl.int8:
         # The float-to-int cast truncates; adding +-0.5 first rounds half away from zero.
@@ -63,6 +79,7 @@ def _swiglu_quant_kernel(
     scale_ptr,
     cols,
     QMAX: tl.constexpr,
+    ZERO_BELOW: tl.constexpr,
     BLOCK: tl.constexpr,
     ONE_PASS: tl.constexpr,
 ):
@@ -71,7 +88,7 @@ def _swiglu_quant_kernel(
     if ONE_PASS:
         mask = cols_in_block < cols
         z = _z(g_ptr, u_ptr, row_start + cols_in_block, mask)
-        amax = tl.max(tl.abs(z), axis=0)
+        amax = _row_max(tl.abs(z), ZERO_BELOW)
         _store_q(q_ptr, row_start + cols_in_block, mask, z, amax, QMAX)
     else:
         amax = tl.zeros([BLOCK], tl.float32)
@@ -79,7 +96,7 @@ def _swiglu_quant_kernel(
             mask = start + cols_in_block < cols
             z = _z(g_ptr, u_ptr, row_start + start + cols_in_block, mask)
             amax = tl.maximum(amax, tl.abs(z))
-        amax = tl.max(amax, axis=0)
+        amax = _row_max(amax, ZERO_BELOW)
         for start in range(0, cols, BLOCK):
             mask = start + cols_in_block < cols
             z = _z(g_ptr, u_ptr, row_start + start + cols_in_block, mask)
@@ -119,7 +136,8 @@ def swiglu_quant(
 
     Returns ``(q, scale)``: q of shape ``g.shape`` in ``out_dtype`` and fp32 ``scale`` of
     shape ``(rows,)``, with ``q.float() * scale[:, None]`` approximating ``silu(g) * u``.
-    Rows of zeros get scale 0 and q 0.
+    A row whose max |z| is below ``2 * QMAX`` times fp32's smallest normal (about 3e-36 for
+    int8) counts as a zero row: scale 0 and q 0, on every backend.
 
     >>> from infrabook.kernels import DEVICE
     >>> g, u = torch.randn(2, 8, 8, device=DEVICE)
@@ -148,6 +166,7 @@ def swiglu_quant(
         scale,
         cols,
         QMAX=_QMAX[out_dtype],
+        ZERO_BELOW=_ZERO_BELOW[out_dtype],
         BLOCK=block_cols,
         ONE_PASS=cols <= block_cols,
         # About 32 fp32 values of a row per thread, however wide the block.
@@ -170,6 +189,7 @@ def swiglu_quant_reference(
     qmax = _QMAX[out_dtype]
     z = torch.nn.functional.silu(g.float()) * u.float()
     amax = z.abs().amax(dim=1, keepdim=True)
+    amax = torch.where(amax < _ZERO_BELOW[out_dtype], 0.0, amax)
     x = z / torch.where(amax > 0, amax, 1.0) * qmax
     if out_dtype == torch.int8:
         x = x + torch.where(x >= 0, 0.5, -0.5)

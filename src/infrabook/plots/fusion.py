@@ -70,7 +70,7 @@ def plan_rows(ranked: Sequence[RankedPlan]) -> list[list[str]]:
 def bandwidth_rows(
     devices: Sequence[Device], traffic: Sequence[float], working_set_bytes: float
 ) -> list[list[str]]:
-    """Per device: name, DRAM TB/s, L2 MB, the DRAM-bound time of each traffic in us, and
+    """Per device: name, DRAM TB/s, L2 MiB, the DRAM-bound time of each traffic in us, and
     whether ``working_set_bytes`` fits in L2 ("?" where L2 is unknown).
 
     >>> from infrabook.config import device
@@ -85,7 +85,7 @@ def bandwidth_rows(
             [
                 d.name,
                 f"{d.dram_tb_s.value:g}",
-                "?" if d.l2_mb.value is None else f"{d.l2_mb.value:g}",
+                "?" if d.l2_mib.value is None else f"{d.l2_mib.value:g}",
                 *(f"{lower_bound_s(t, 0, d) * 1e6:.1f}" for t in traffic),
                 fits,
             ]

@@ -1,0 +1,57 @@
+"""Order-dependent sums against exact rational sums, and the shared input checks."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from infrabook.float_order import compare_orders, exact_sum, sequential_sum
+from infrabook.units import check_finite_positive, check_positive_int
+
+
+def test_reordering_changes_an_fp32_sum():
+    c = compare_orders([1e8, 1.0, -1e8, 1.0])
+    assert c.exact == 2 and c.distinct_results > 1
+    assert c.orders["forward"] == 1.0 and c.orders["backward"] == 0.0
+
+
+@given(st.lists(st.integers(-(2**20), 2**20), min_size=1, max_size=50))
+def test_small_integers_sum_exactly_in_any_order(xs):
+    # integers below 2**24 in magnitude, with partial sums below 2**26: fp32 represents
+    # every intermediate exactly, so no order can differ from the exact sum
+    c = compare_orders(xs)
+    assert set(c.orders.values()) == {float(sum(xs))}
+    assert c.exact == Fraction(sum(xs))
+
+
+def test_fp64_sequential_matches_python_float_sum():
+    xs = list(np.random.default_rng(0).normal(size=100))
+    total = 0.0
+    for x in xs:
+        total += x
+    assert sequential_sum(xs, "fp64") == total
+    assert exact_sum(xs) == sum(Fraction(x) for x in xs)
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype", "message"),
+    [([], "fp32", "must not be empty"), ([1.0], "int4", "unknown dtype 'int4'"),
+     ([1.0, float("nan")], "fp32", "values must be finite"),
+     ([float("inf")], "fp16", "values must be finite")],
+)
+def test_bad_sums(values, dtype, message):
+    with pytest.raises(ValueError, match=message):
+        compare_orders(values, dtype)
+
+
+def test_numpy_integers_and_reals_are_accepted():
+    assert check_positive_int("rows", np.int64(4)) == 4
+    assert check_finite_positive("peak", np.float32(2.5)) == 2.5
+    with pytest.raises(ValueError, match=r"must be a positive integer, got 2\.0"):
+        check_positive_int("rows", 2.0)
+    with pytest.raises(ValueError, match="must be a positive integer, got True"):
+        check_positive_int("rows", True)
