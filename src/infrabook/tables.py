@@ -10,6 +10,15 @@ def _cell(value: object) -> str:
     return text.replace("|", "\\|")
 
 
+def number_text(value: float, spec: str) -> str:
+    """A whole number without decimals, anything else with the format ``spec``.
+
+    >>> number_text(24.0, ".1f"), number_text(0.25, ".1f"), number_text(2.3333333, ".4g")
+    ('24', '0.2', '2.333')
+    """
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:{spec}}"
+
+
 def markdown_table(
     header: Sequence[object], rows: Sequence[Sequence[object]], align: str | None = None
 ) -> str:

@@ -16,11 +16,12 @@ from matplotlib.figure import Figure
 from infrabook.attention_sizes import AttentionSizes, attention_sizes, flash_traffic
 from infrabook.online_softmax import Ln, Step
 from infrabook.plots.style import PALETTE, figure
+from infrabook.tables import number_text
 from infrabook.units import mib
 
 
 def _num(x: float) -> str:
-    return f"{x:.0f}" if float(x).is_integer() else f"{x:.4g}"
+    return number_text(x, ".4g")
 
 
 def size_rows(a: AttentionSizes) -> list[list[str]]:

@@ -15,14 +15,14 @@ from infrabook.dataflow import Accounting, Graph, Plan, account
 from infrabook.fusion_search import RankedPlan
 from infrabook.plots.style import PALETTE, figure
 from infrabook.roofline import lower_bound_s
+from infrabook.tables import number_text
 from infrabook.units import mib
 
 READ_COLOUR, WRITE_COLOUR = PALETTE[0], PALETTE[1]
 
 
 def _mib_text(nbytes: float) -> str:
-    value = mib(nbytes)
-    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+    return number_text(mib(nbytes), ".1f")
 
 
 def kernel_rows(acc: Accounting) -> list[list[str]]:
