@@ -42,11 +42,17 @@ extensions = [
     "sphinxext.opengraph",
     "notfound.extension",
     "infrabook_site",
+    "sphinxcontrib.bibtex",
 ]
 exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "README.md"]
 
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath", "deflist", "substitution"]
 myst_heading_anchors = 3
+
+# Works cited on the pages ({cite:p}`key`), listed on appendix/references.
+bibtex_bibfiles = ["references.bib"]
+bibtex_default_style = "plain"
+bibtex_reference_style = "author_year"
 
 infrabook_source_hash = _source_hash()
 nb_execution_mode = "cache"
