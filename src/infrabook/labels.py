@@ -43,6 +43,12 @@ _LABELS: dict[str, tuple[str, str]] = {
     # ---- end of command line ------------------------------------------------------------
     #
     # ---- calculators' explanations (bucketing, crossover, roofline, ...) ----------------
+    # pages1: roofline and memory hierarchy
+    #
+    # pages2: timelines
+    #
+    # pages3: bucketing and crossovers
+    #
     # ---- end of calculators -------------------------------------------------------------
 }
 
