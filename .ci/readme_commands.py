@@ -36,10 +36,11 @@ def readme_commands(text: str) -> list[str]:
 def main(argv: list[str]) -> int:
     readme = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[1] / "README.md"
     try:
-        print("\n".join(readme_commands(readme.read_text(encoding="utf-8"))))
+        commands = readme_commands(readme.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         print(f"readme_commands: {readme}: {err}", file=sys.stderr)
         return 2
+    print("\n".join(commands))
     return 0
 
 
