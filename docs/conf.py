@@ -20,6 +20,23 @@ ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS / "_ext"))
 
 
+def _check_conf() -> None:
+    """Stop the build at startup with the loader's one-line message when a conf/*.toml file
+    is wrong, rather than with a traceback inside whichever page reads it first."""
+    from infrabook.config import ConfError, check_all
+
+    try:
+        check_all()
+    except ConfError as err:
+        # Sphinx answers any exception raised here with a report that includes a traceback;
+        # the message alone says everything, so leave with it and status 2.
+        print(f"infrabook: error: {err}", file=sys.stderr, flush=True)
+        os._exit(2)
+
+
+_check_conf()
+
+
 def _source_hash() -> str:
     digest = hashlib.sha256()
     for folder in (ROOT / "src", ROOT / "conf", DOCS / "_data"):

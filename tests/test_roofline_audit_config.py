@@ -83,5 +83,5 @@ def test_unknown_device():
 
 def test_conf_override(tmp_path, monkeypatch):
     monkeypatch.setenv("INFRABOOK_CONF", str(tmp_path))
-    with pytest.raises(FileNotFoundError, match=r"scenarios\.toml not found"):
+    with pytest.raises(config.ConfError, match=r"scenarios\.toml: file not found"):
         config.scenarios()

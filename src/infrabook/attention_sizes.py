@@ -9,7 +9,6 @@ real tiles exceed by a factor of about L / block_q on K and V.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from infrabook import config
@@ -86,6 +85,49 @@ class FlashTraffic:
         return self.q_bytes + self.kv_bytes + self.o_bytes
 
 
+def _floor_sum(n: int, m: int, a: int, b: int) -> int:
+    """sum(floor((a*i + b) / m) for i in range(n)) for n, a, b >= 0 and m > 0, exactly.
+
+    Euclid-like reduction (the lattice points under a line): each pass swaps the roles of
+    ``a`` and ``m``, so it takes O(log m) passes however large ``n`` is.
+
+    >>> _floor_sum(5, 3, 2, 1), sum((2 * i + 1) // 3 for i in range(5))
+    (7, 7)
+    """
+    total = 0
+    while True:
+        if a >= m:
+            total += n * (n - 1) // 2 * (a // m)
+            a %= m
+        if b >= m:
+            total += n * (b // m)
+            b %= m
+        top = a * n + b
+        if top < m:
+            return total
+        n, b = top // m, top % m
+        m, a = a, m
+
+
+def _causal_kv_rows(seq_len: int, block_q: int, block_k: int) -> int:
+    """K/V rows the causal query tiles read: tile k (1-based) reads the K tiles up to its
+    last row, ceil(k * block_q / block_k) * block_k rows, capped at ``seq_len``.
+
+    The cap applies exactly when k * block_q exceeds the last full K tile's end, which
+    splits the sum into a floor-sum and a constant tail; no loop over the tiles, so a
+    sequence of 2**63 rows costs as little as one of 8192.
+
+    >>> _causal_kv_rows(8192, 128, 64) == sum(min(k * 128, 8192) for k in range(1, 65))
+    True
+    """
+    tiles = -(-seq_len // block_q)
+    full_k_end = seq_len // block_k * block_k
+    uncapped = min(tiles - 1, full_k_end // block_q)
+    # ceil(k*bq/bk) for k = 1..uncapped, written as floor((bq*i + bq + bk - 1) / bk), i from 0
+    below = _floor_sum(uncapped, block_k, block_q, block_q + block_k - 1)
+    return block_k * below + (tiles - uncapped) * seq_len
+
+
 def flash_traffic(
     seq_len: int,
     head_dim: int,
@@ -116,14 +158,8 @@ def flash_traffic(
     check_positive_int("block_q", block_q)
     check_positive_int("block_k", block_k)
     row = head_dim * dtype_bytes(dtype)
-    query_tiles = math.ceil(seq_len / block_q)
-    kv_rows = 0
-    for t in range(query_tiles):
-        if causal:
-            last_row = min((t + 1) * block_q, seq_len)
-            kv_rows += min(math.ceil(last_row / block_k) * block_k, seq_len)
-        else:
-            kv_rows += seq_len
+    query_tiles = -(-seq_len // block_q)
+    kv_rows = _causal_kv_rows(seq_len, block_q, block_k) if causal else query_tiles * seq_len
     return FlashTraffic(
         q_bytes=seq_len * row,
         kv_bytes=2 * kv_rows * row,

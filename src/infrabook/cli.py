@@ -15,6 +15,8 @@ from dataclasses import asdict
 from fractions import Fraction
 from typing import Any, NoReturn
 
+import numpy as np
+
 from infrabook import config
 from infrabook.attention_sizes import attention_sizes, flash_traffic
 from infrabook.audit import audit
@@ -145,11 +147,20 @@ def _cmd_attention(args: argparse.Namespace) -> Any:
 
 
 def _cmd_softmax(args: argparse.Namespace) -> Any:
-    steps = trace(_floats(args.scores), _floats(args.values), args.block)
+    # Finite inputs can still overflow float64 in the weighted sum (values near 1.8e308);
+    # say so instead of printing inf or a numpy warning.
+    try:
+        with np.errstate(over="raise", invalid="raise"):
+            steps = trace(_floats(args.scores), _floats(args.values), args.block)
+    except FloatingPointError:
+        steps = []
+    result = float(steps[-1].state.result) if steps else math.inf
+    if not math.isfinite(result):
+        raise ValueError(f"the weighted sum of --values {args.values!r} overflows float64 "
+                         f"(largest {sys.float_info.max:.3g}): expected smaller values")
     rows = [("block", "scores", "m", "l", "u", "r")]
     rows += [(s.index, ",".join(f"{x:g}" for x in s.scores), f"{s.state.m:.6g}",
               f"{s.state.l:.6g}", f"{float(s.state.u):.6g}", f"{float(s.r):.6g}") for s in steps]
-    result = float(steps[-1].state.result)
     data = {"steps": [asdict(s) for s in steps], "result": result}
     return data, _table(rows) + f"\nresult u/l = {result:.6g}"
 
@@ -252,7 +263,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit status."""
+    """Run the CLI; returns the exit status: 0, or 2 with one line on stderr for bad input
+    or a bad ``conf/`` file."""
+    try:
+        config.check_all()
+    except config.ConfError as err:
+        print(f"infrabook: error: {err}", file=sys.stderr)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -1,7 +1,9 @@
 """The one loader for ``conf/``: the article's scenarios and the hardware profiles.
 
 The files live in the repository's ``conf/`` folder and are packaged into the wheel as
-``infrabook/conf``; ``INFRABOOK_CONF`` points the loader at another folder.
+``infrabook/conf``; ``INFRABOOK_CONF`` points the loader at another folder. Every file is
+checked against its schema (``infrabook.conf_schema``) when it is first read, so a typo fails
+with one ``ConfError`` naming the file, the key and what was expected.
 """
 
 from __future__ import annotations
@@ -13,6 +15,11 @@ from functools import cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+
+from infrabook.conf_schema import ConfError, validate
+
+__all__ = ["ConfError", "Device", "Figure", "bench_targets", "check_all", "claims",
+           "conf_dir", "device", "devices", "scenarios"]
 
 
 def conf_dir() -> Path:
@@ -33,10 +40,17 @@ def conf_dir() -> Path:
 @cache
 def _load(name: str, folder: Path) -> dict[str, Any]:
     path = folder / name
-    if not path.is_file():
-        raise FileNotFoundError(f"configuration file {path} not found (set INFRABOOK_CONF?)")
-    with path.open("rb") as fh:
-        return tomllib.load(fh)
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfError(f"{path}: file not found: expected the conf file {name} there "
+                        "(is INFRABOOK_CONF set to the right folder?)") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfError(f"{path}: cannot be read: {err}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfError(f"{path}: expected valid TOML: {err}") from None
+    return validate(name, data, path)
 
 
 def scenarios() -> dict[str, Any]:
@@ -45,7 +59,13 @@ def scenarios() -> dict[str, Any]:
     >>> scenarios()["ffn_chain"]["cols"]
     12288
     """
-    return _load("scenarios.toml", conf_dir())
+    data = _load("scenarios.toml", conf_dir())
+    peak_device = data["bucketing"]["peak_device"]
+    known = _load("hardware.toml", conf_dir())["devices"]
+    if peak_device not in known:
+        raise ConfError(f"{conf_dir() / 'scenarios.toml'}: bucketing.peak_device: expected a "
+                        f"device of hardware.toml ({', '.join(known)}), got {peak_device!r}")
+    return data
 
 
 def claims() -> list[dict[str, Any]]:
@@ -116,6 +136,20 @@ def devices() -> dict[str, Device]:
         )
         for key, d in raw.items()
     }
+
+
+def check_all() -> None:
+    """Load and check every conf file, raising the first problem as one ``ConfError``.
+
+    The CLI and the docs build call this at startup, so a typo stops them with one line
+    instead of a traceback from inside a page.
+
+    >>> check_all()
+    """
+    scenarios()
+    claims()
+    bench_targets()
+    devices()
 
 
 def device(key: str) -> Device:
