@@ -243,8 +243,10 @@ def flash_attention(
 
         _flash_attention_tuned[grid](*args, **consts)
     else:
-        block_m = check_block("flash_attention: block_m", BLOCK_M if block_m is None else block_m, 16, 128)
-        block_n = check_block("flash_attention: block_n", BLOCK_N if block_n is None else block_n, 16, 128)
+        block_m = BLOCK_M if block_m is None else block_m
+        block_n = BLOCK_N if block_n is None else block_n
+        check_block("flash_attention: block_m", block_m, 16, 128)
+        check_block("flash_attention: block_n", block_n, 16, 128)
         _flash_attention_kernel[(triton.cdiv(seq_len, block_m), batch * heads)](
             *args,
             **consts,
