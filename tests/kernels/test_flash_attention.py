@@ -16,7 +16,7 @@ from infrabook.kernels import (
     attention_reference,
     flash_attention,
 )
-from infrabook.kernels.flash_attention import GPU_TILES, _flash_attention_tuned
+from infrabook.kernels.flash_attention import GPU_TILES, _fitting_tiles, _flash_attention_tuned
 
 # (batch, heads, seq_len, head_dim): seq_len below, at and off multiples of the 64-row
 # tiles (130 is a multiple of no tile size, so causal programs past the first run both the
@@ -117,10 +117,9 @@ def test_traffic(causal, block_m, device, traffic):
 @pytest.mark.gpu
 @pytest.mark.skipif(INTERPRETED, reason="no CUDA GPU: the kernels run in the interpreter")
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("head_dim", [80, 128])
-def test_native_long_sequence(dtype, causal, head_dim):
+def test_native_long_sequence(dtype, causal):
     # 1000 is a multiple of no tile size in GPU_TILES, so every config runs both loops.
-    q, k, v = _qkv((2, 4, 1000, head_dim), dtype, "cuda")
+    q, k, v = _qkv((2, 4, 1000, 128), dtype, "cuda")
     tuned = len(_flash_attention_tuned.cache)
     o = flash_attention(q, k, v, causal=causal)
     # The default call went through the autotuner, which timed a new key and kept a config.
@@ -130,6 +129,18 @@ def test_native_long_sequence(dtype, causal, head_dim):
     assert tiles in GPU_TILES
     oracle = F.scaled_dot_product_attention(*(t.double() for t in (q, k, v)), is_causal=causal)
     _assert_accuracy_rule(o, q, k, v, causal, oracle)
+
+
+@pytest.mark.parametrize("seq_len", [1, 77, 128, 1000])
+def test_the_autotuner_skips_query_tiles_taller_than_the_sequence(seq_len):
+    configs = _flash_attention_tuned.configs
+    q = torch.empty(1, dtype=torch.bfloat16)
+    kept = _fitting_tiles(configs, {"q_ptr": q, "seq_len": seq_len})
+    assert kept[0] is configs[0]
+    assert kept[1:] == [c for c in configs[1:] if c.kwargs["BLOCK_M"] <= seq_len]
+    if seq_len >= max(t[0] for t in GPU_TILES):
+        assert kept == configs
+    assert _fitting_tiles(configs, {"q_ptr": q.float(), "seq_len": seq_len}) == configs[:1]
 
 
 @triton.jit
