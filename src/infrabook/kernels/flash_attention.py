@@ -14,8 +14,8 @@ Three idioms from Triton's fused-attention tutorial keep the compiled loop short
   (``exp`` would cost an extra multiply per score); r = 2^(m_old - m_new) in those units.
 * the key loop is split in two. Tiles that every query row of the program sees in full
   run with no mask on the scores and no row check on the K and V loads; only the tiles on
-  the diagonal (causal) or past the end of the sequence pay for the ``where``. In a long causal sequence that is one or two tiles of
-  the many each program walks.
+  the diagonal (causal) or past the end of the sequence pay for the ``where``. In a long
+  causal sequence that is one or two tiles of the many each program walks.
 * ``P V`` is added to the accumulator by the dot itself (``tl.dot(p, v, acc)``), which the
   tensor cores do in place instead of a separate add.
 
