@@ -20,6 +20,7 @@ from itertools import pairwise
 import numpy as np
 import pytest
 import torch
+import triton
 
 from infrabook.kernels import DEVICE, INTERPRETED
 
@@ -100,6 +101,25 @@ def make_inputs(device: str) -> Callable[..., tuple[torch.Tensor, torch.Tensor]]
 
 Meter = Callable[..., tuple[object, list[KernelLaunch]]]
 
+# The private parts of triton.runtime.interpreter the meter hooks (present from 3.4 to 3.9).
+_METER_HOOKS = (
+    "GridExecutor.__call__",
+    "interpreter_builder.create_masked_load",
+    "interpreter_builder.create_masked_store",
+)
+
+
+def _missing_meter_hooks(interpreter: object) -> list[str]:
+    """The entries of _METER_HOOKS that ``interpreter`` (the module) lacks."""
+    missing = []
+    for dotted in _METER_HOOKS:
+        owner = interpreter
+        for part in dotted.split("."):
+            owner = getattr(owner, part, None)
+        if owner is None:
+            missing.append(dotted)
+    return missing
+
 
 @pytest.fixture
 def traffic(monkeypatch: pytest.MonkeyPatch) -> Meter:
@@ -108,6 +128,12 @@ def traffic(monkeypatch: pytest.MonkeyPatch) -> Meter:
         pytest.skip("the byte meter hooks Triton's interpreter; compiled kernels need a profiler")
     from triton.runtime import interpreter
 
+    missing = _missing_meter_hooks(interpreter)
+    if missing:
+        pytest.skip(
+            f"the byte meter hooks Triton's interpreter at {', '.join(missing)}, which "
+            f"triton {triton.__version__} does not have"
+        )
     launches: list[KernelLaunch] = []
     run_grid = interpreter.GridExecutor.__call__
 
@@ -130,13 +156,15 @@ def traffic(monkeypatch: pytest.MonkeyPatch) -> Meter:
     builder = interpreter.interpreter_builder
     load, store = builder.create_masked_load, builder.create_masked_store
 
-    def counted_load(ptrs, mask, other, cache_policy, is_volatile):
+    # The trailing cache and volatility arguments changed between Triton releases (3.4
+    # passes cache_modifier and eviction_policy, 3.9 one cache_policy); they pass through.
+    def counted_load(ptrs, mask, *rest):
         launches[-1].tally(launches[-1].read, ptrs, mask)
-        return load(ptrs, mask, other, cache_policy, is_volatile)
+        return load(ptrs, mask, *rest)
 
-    def counted_store(ptrs, value, mask, cache_policy):
+    def counted_store(ptrs, value, mask, *rest):
         launches[-1].tally(launches[-1].written, ptrs, mask)
-        return store(ptrs, value, mask, cache_policy)
+        return store(ptrs, value, mask, *rest)
 
     monkeypatch.setattr(interpreter.GridExecutor, "__call__", launch)
     monkeypatch.setattr(builder, "create_masked_load", counted_load)

@@ -1,8 +1,11 @@
 """The byte meter itself: it counts exactly the lanes a kernel loads and stores."""
 
+import pytest
 import torch
 import triton
 import triton.language as tl
+
+from infrabook.kernels import INTERPRETED
 
 
 @triton.jit
@@ -31,3 +34,13 @@ def test_counts_every_launch_separately(device, traffic):
     x = torch.ones(5, device=device)
     _, launches = traffic(lambda: (_copy(x, 16), _copy(x, 32)))
     assert [(k.programs, k.bytes_read, k.bytes_written) for k in launches] == [(1, 20, 20)] * 2
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="the byte meter needs Triton's interpreter")
+def test_skips_when_the_interpreter_internals_are_gone(monkeypatch, request):
+    from triton.runtime import interpreter
+
+    monkeypatch.delattr(type(interpreter.interpreter_builder), "create_masked_store")
+    reason = r"interpreter_builder\.create_masked_store, which triton \S+ does not have"
+    with pytest.raises(pytest.skip.Exception, match=reason):
+        request.getfixturevalue("traffic")

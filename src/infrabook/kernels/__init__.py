@@ -11,6 +11,11 @@ reductions executed are the kernel's own. With CUDA present the kernels compile 
 To choose yourself, set ``TRITON_INTERPRET`` before the first import; :data:`INTERPRETED`
 says which mode is in effect and :data:`DEVICE` where input tensors belong.
 
+COMPILED: importing this package also sets ``TRITON_DEFAULT_FP_FUSION=1`` when unset. Triton
+3.9 fuses multiplies and adds into FMAs by default but warns, at the first compile, that
+3.10 will stop. Pinning the choice keeps a Triton upgrade from changing the kernels'
+numerics, and the warning from failing the GPU tests (the suite turns warnings into errors).
+
 >>> import torch
 >>> g, u = torch.randn(2, 8, 8, device=DEVICE)
 >>> torch.allclose(swiglu(g, u), swiglu_reference(g, u), rtol=1e-6, atol=1e-6)
@@ -32,6 +37,7 @@ if "TRITON_INTERPRET" not in os.environ and not torch.cuda.is_available():
             "TRITON_INTERPRET=1 before importing triton (or import infrabook.kernels first)"
         )
     os.environ["TRITON_INTERPRET"] = "1"
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
 from infrabook.kernels._checks import DEVICE, INTERPRETED
 from infrabook.kernels.flash_attention import (

@@ -5,10 +5,6 @@ tile and exits. The persistent kernel launches a fixed number of programs (one p
 a GPU) that stay resident and fetch their next tile themselves, striding by the grid
 size: it trades launches for a loop inside the kernel. Both run the same tile body, so
 their results are bitwise identical; only the number of programs differs.
-
-On a machine without CUDA the kernels run in Triton's interpreter (``TRITON_INTERPRET=1``,
-which :mod:`infrabook.kernels` sets before the kernels are decorated); with CUDA they
-compile natively.
 """
 
 from __future__ import annotations

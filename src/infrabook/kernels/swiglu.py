@@ -13,10 +13,6 @@ The dataflow model's count for the fused kernel is three tensors, the bytes that
 >>> chain = activation_chain(8, 8, "bf16")
 >>> account(chain, fully_fused(chain)).traffic == 3 * 8 * 8 * 2
 True
-
-On a machine without CUDA the kernels run in Triton's interpreter (``TRITON_INTERPRET=1``,
-which :mod:`infrabook.kernels` sets before the kernels are decorated); with CUDA they
-compile natively.
 """
 
 from __future__ import annotations

@@ -15,10 +15,6 @@ reading it back instead would move just as many bytes (Z written and read in the
 dtype is two tensors' worth, the same as reading G and U again), would need a scratch
 buffer, and would round Z to that dtype before quantising it; and the re-read is of a
 row the same program has just read, which the GPU's L2 cache usually still holds.
-
-On a machine without CUDA the kernel runs in Triton's interpreter (``TRITON_INTERPRET=1``,
-which :mod:`infrabook.kernels` sets before the kernels are decorated); with CUDA it
-compiles natively.
 """
 
 from __future__ import annotations
