@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from infrabook import config
 from infrabook.dataflow import Graph, Op, Tensor
-from infrabook.units import check_positive_int
+from infrabook.checks import check_positive_int
 
 
 def activation_chain(

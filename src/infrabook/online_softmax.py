@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from infrabook.units import check_positive_int
+from infrabook.checks import check_positive_int
 
 
 @dataclass(frozen=True, order=True)
