@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from infrabook import config
-from infrabook.crossover import Line
 from infrabook.checks import check_finite, check_fraction, check_positive_int
+from infrabook.crossover import Line
 
 Calls = tuple[tuple[int, int], ...]  # (rows, number of calls)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from infrabook.config import Device, devices
 from infrabook.checks import check_finite
+from infrabook.config import Device, devices
 
 
 def lower_bound_s(nbytes: float, flop: float, device: Device) -> float:
