@@ -43,7 +43,7 @@ def number_text(value: Any, spec: str | None = None) -> str:
     for bound, fmt in ((1000, ",.0f"), (100, ".0f"), (10, ".1f"), (1, ".2f"), (0.01, ".3f")):
         if a >= bound:
             return f"{x:{fmt}}"
-    return f"{x:.3f}" if a == 0 else f"{x:.3g}"
+    return "0" if a == 0 else f"{x:.3g}"
 
 
 def _cell(value: object) -> str:
