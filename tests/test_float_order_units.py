@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from infrabook.float_order import compare_orders, exact_sum, sequential_sum
 from infrabook.checks import check_finite, check_positive_int
+from infrabook.float_order import compare_orders, exact_sum, sequential_sum
 
 
 def test_reordering_changes_an_fp32_sum():

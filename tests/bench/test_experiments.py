@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from infrabook.bench import cpu, host
-from infrabook.labels import text
 from infrabook.bench.cpu import peak_bytes
 from infrabook.bench.dispatch import EAGER_OPS, FFN, count_runs
+from infrabook.labels import text
 from infrabook.reference_attention import blockwise_attention, naive_attention
 
 
