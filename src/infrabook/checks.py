@@ -52,6 +52,6 @@ def check_fraction(name: str, value: object) -> float:
     ...
     ValueError: mfu must be a fraction in (0, 1], got 1.5
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) <= 1:
         raise ValueError(f"{name} must be a fraction in (0, 1], got {value!r}")
     return float(value)

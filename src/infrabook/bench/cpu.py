@@ -11,11 +11,13 @@ average beside the times, and the targets are reported, never assumed.
 
 from __future__ import annotations
 
+import importlib
 import math
 import time
 import tracemalloc
 import warnings
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -174,7 +176,7 @@ def fusion(rows: int, cols: int, reps: int, *, warmup: int, compiled: bool,
     ne: Any = None
     if use_numexpr:
         try:
-            import numexpr as ne
+            ne = importlib.import_module("numexpr")
         except ImportError:
             paths["numexpr"].update(status="skipped", reason="numexpr is not installed")
     else:
@@ -263,7 +265,7 @@ def _fusion_values(e: Entry) -> dict[str, Any]:
 @fusion.tabulate
 def _fusion_tables(e: Entry) -> list[Table]:
     model = _fusion_values(e)["model_speedup"]
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for name, info in e.results["paths"].items():
         what = text(f"bench.fusion.path.{name}")
         model_cell = model if info["fused"] else (1.0 if info["fused"] is False else None)
@@ -495,11 +497,12 @@ def shapes(rows: Sequence[int], k: int, n: int, reps: int, *, warmup: int, scale
     xs = {r: torch.randn(r, k, generator=gen) for r in rows}
     outs = {r: torch.empty(r, n) for r in rows}
     sweep_t = time_interleaved(
-        {str(r): (lambda r=r: torch.mm(xs[r], w, out=outs[r])) for r in rows},
+        {str(r): partial(torch.mm, xs[r], w, out=outs[r]) for r in rows},
         warmup=warmup, reps=reps)
     peak = _peak_estimate()
-    sweep = [{"rows": r, "flop": 2 * r * k * n, "timing": sweep_t[str(r)].as_dict(),
-              "gflop_s": 2 * r * k * n / sweep_t[str(r)].median / 1e9} for r in rows]
+    sweep: list[dict[str, Any]] = [
+        {"rows": r, "flop": 2 * r * k * n, "timing": sweep_t[str(r)].as_dict(),
+         "gflop_s": 2 * r * k * n / sweep_t[str(r)].median / 1e9} for r in rows]
     best_rate = max(s["gflop_s"] for s in sweep)
     for s in sweep:
         s["pct_of_best"] = 100 * s["gflop_s"] / best_rate
@@ -687,8 +690,8 @@ def _compile_prep(
         special_fn = torch.compile(mm, dynamic=False, fullgraph=True)
         per_shape = {r: timed(special_fn, inputs[r]) for r, _ in calls}
         detail["specialised"] = {"per_shape_ms": per_shape}
-    prep_ms = {"generic": first, "bucketed": sum(per_bucket.values()),
-               "specialised": sum(per_shape.values())}
+    prep_ms: dict[str, float | None] = {"generic": first, "bucketed": sum(per_bucket.values()),
+                                        "specialised": sum(per_shape.values())}
     return prep_ms, detail, {"generic": generic, "bucketed": bucket_fn,
                              "specialised": special_fn}
 

@@ -83,7 +83,7 @@ def _driver_version() -> str | None:
     except Exception:  # no NVML package or library: ask the CUDA runtime instead
         pass
     try:
-        version = torch._C._cuda_getDriverVersion()  # the CUDA driver API's, e.g. 12080
+        version = torch._C._cuda_getDriverVersion()  # type: ignore[attr-defined]  # e.g. 12080
     except Exception:
         return None
     return f"CUDA driver API {version // 1000}.{version % 1000 // 10}"
@@ -272,7 +272,8 @@ def gpu_flash(rig: Rig, seq_lens: tuple[int, ...], heads: int, tokens: int,
 
     if not seq_lens:
         raise ValueError("seq_lens must name at least one sequence length, got none")
-    sdpa = torch.nn.functional.scaled_dot_product_attention
+    sdpa: Callable[..., torch.Tensor] = torch.nn.functional.scaled_dot_product_attention
+    kernels: dict[str, Callable[..., Any]] = {"flash": flash_attention, "sdpa": sdpa}
     per_len = []
     for n in seq_lens:
         batch = max(1, tokens // n)
@@ -281,11 +282,11 @@ def gpu_flash(rig: Rig, seq_lens: tuple[int, ...], heads: int, tokens: int,
         q, k, v = (torch.randn(batch, heads, n, head_dim, device=rig.device,
                                dtype=torch.bfloat16, generator=gen) for _ in range(3))
         flop = batch * heads * attention_flop(n, head_dim)
-        diff = (flash_attention(q, k, v).float() - sdpa(q, k, v).float()).abs().max().item()
+        diff = (kernels["flash"](q, k, v).float() - sdpa(q, k, v).float()).abs().max().item()
         res: dict[str, Any] = {"seq_len": n, "batch": batch, "heads": heads, "flop": flop,
                                "max_abs_diff_vs_sdpa": diff}
-        for name, fn in (("flash", flash_attention), ("sdpa", sdpa)):
-            t = rig.flushed(lambda fn=fn, q=q, k=k, v=v: fn(q, k, v))
+        for name, fn in kernels.items():
+            t = rig.flushed(lambda fn=fn, q=q, k=k, v=v: fn(q, k, v))  # type: ignore[misc]
             res[name] = {"timing": t, "tflop_s": flop / t["median_s"] / 1e12}
         res["ratio"] = res["flash"]["tflop_s"] / res["sdpa"]["tflop_s"]
         per_len.append(res)

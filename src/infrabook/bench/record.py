@@ -215,9 +215,16 @@ def from_json(data: Any) -> Record:
 
 
 def bench_dir() -> Path:
-    """The folder the records are read from and written to: ``$INFRABOOK_BENCH_DIR``, or
-    ``docs/_data/bench`` under the current directory (the repository's root for nox)."""
-    return Path(os.environ.get("INFRABOOK_BENCH_DIR") or Path.cwd() / "docs" / "_data" / "bench")
+    """The folder the records are read from and written to: ``$INFRABOOK_BENCH_DIR``, or the
+    ``docs/_data/bench`` of the nearest checkout at or above the current directory (pages
+    run in ``docs/chapters``), or else ``./docs/_data/bench``."""
+    if os.environ.get("INFRABOOK_BENCH_DIR"):
+        return Path(os.environ["INFRABOOK_BENCH_DIR"])
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / "docs" / "_data" / "bench").is_dir():
+            return folder / "docs" / "_data" / "bench"
+    return here / "docs" / "_data" / "bench"
 
 
 def slug(name: str) -> str:

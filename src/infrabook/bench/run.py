@@ -130,8 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             prov = entry.provenance
             entry = dataclasses.replace(entry, provenance=dataclasses.replace(
                 prov, host_load=prov.host_load | {"others_busy_before": round(busy, 3)}))
-        path = record.merge(gpu_device if entry.status == "ok" and experiment.device == "cuda"
-                            else "cpu", entry, out)
+        device = (gpu_device if gpu_device is not None and experiment.device == "cuda"
+                  else "cpu")
+        path = record.merge(device, entry, out)
         done.append(entry)
         log.info("%s: %s in %.1f s -> %s", name, entry.status, time.perf_counter() - started,
                  path)

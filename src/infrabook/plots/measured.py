@@ -7,8 +7,8 @@ them through :func:`infrabook.bench.report.figure`, which reads the record.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from infrabook.bench.record import Entry
@@ -19,14 +19,15 @@ from infrabook.units import MiB
 GREY = "#888888"
 
 
-def _log2_ticks(ax: Any, xs: Sequence[int]) -> None:
+def _log2_ticks(ax: Axes, xs: Sequence[int]) -> None:
     ax.set_xscale("log", base=2)
     ax.set_xticks(list(xs), [str(x) for x in xs])
     ax.minorticks_off()
 
 
 def _message(words: str) -> Figure:
-    fig, ax = new_figure(6.4, 1.6)
+    fig, _ = new_figure(6.4, 1.6)
+    (ax,) = fig.axes
     ax.axis("off")
     ax.text(0.5, 0.5, words, ha="center", va="center", transform=ax.transAxes)
     return fig
@@ -34,7 +35,8 @@ def _message(words: str) -> Figure:
 
 def shapes(e: Entry, where: str) -> Figure:
     """Matmul GFLOP/s against rows, with the estimated peak of the cores."""
-    fig, ax = new_figure()
+    fig, _ = new_figure()
+    (ax,) = fig.axes
     sweep = e.results["sweep"]
     rows = [s["rows"] for s in sweep]
     ax.plot(rows, [s["gflop_s"] for s in sweep], marker="o", label=text("bench.fig.measured"))
@@ -51,7 +53,8 @@ def shapes(e: Entry, where: str) -> Figure:
 
 def attention_memory(e: Entry, where: str) -> Figure:
     """Peak memory of naive and blockwise attention against L, beside the model."""
-    fig, ax = new_figure()
+    fig, _ = new_figure()
+    (ax,) = fig.axes
     per = e.results["per_seq_len"]
     ls = [r["seq_len"] for r in per]
     ax.plot(ls, [r["naive_peak_bytes"] / MiB for r in per], marker="o",
@@ -71,7 +74,8 @@ def attention_memory(e: Entry, where: str) -> Figure:
 
 def fusion(e: Entry, where: str) -> Figure:
     """Median time and effective bandwidth of the eager and fused paths."""
-    fig, (left, right) = new_figure(8.0, 3.4, ncols=2)  # type: ignore[misc]
+    fig, _ = new_figure(8.0, 3.4, ncols=2)
+    left, right = fig.axes
     paths = {n: p for n, p in e.results["paths"].items() if "gb_s" in p and n != "copy"}
     values = e.values
     left.bar(list(paths), [p["timing"]["median_s"] * 1e3 for p in paths.values()])
@@ -93,7 +97,8 @@ def fusion(e: Entry, where: str) -> Figure:
 
 def gpu_flash(e: Entry, where: str) -> Figure:
     """TFLOP/s of the Triton kernel and of SDPA against L."""
-    fig, ax = new_figure()
+    fig, _ = new_figure()
+    (ax,) = fig.axes
     per = e.results["per_seq_len"]
     ls = [r["seq_len"] for r in per]
     ax.plot(ls, [r["flash"]["tflop_s"] for r in per], marker="o", label="Triton flash")
@@ -108,7 +113,8 @@ def gpu_flash(e: Entry, where: str) -> Figure:
 
 def gpu_swiglu(e: Entry, where: str) -> Figure:
     """Model GB/s of each path at the article's shape, L2 flushed and not."""
-    fig, ax = new_figure()
+    fig, _ = new_figure()
+    (ax,) = fig.axes
     shape = e.results["shapes"][0]
     names = list(shape["paths"])
     xs = range(len(names))
