@@ -31,6 +31,59 @@ _LABELS: dict[str, tuple[str, str]] = {
     #
     # ---- audit verdicts (audit.py) ------------------------------------------------------
     "verdict.matches": ("一致", "matches"),
+    "verdict.rounded": (
+        "舍入",
+        "rounded",
+    ),
+    "verdict.differs": (
+        "不符",
+        "differs",
+    ),
+    "verdict.implausible": (
+        "不可信",
+        "implausible",
+    ),
+    "audit.unit.lower_bound": (
+        "μs（下限）",
+        "μs (lower bound)",
+    ),
+    "audit.note.per_intermediate": (
+        "156 − 108 = {mib} MiB 也是",
+        "156 − 108 = {mib} MiB too",
+    ),
+    "audit.note.exactly": (
+        "精确值 {value}",
+        "exactly {value}",
+    ),
+    "audit.note.rate": (
+        "MFU × 标称峰值 {peak} TFLOP/s；原文的速率是 MFU × 500",
+        "MFU × the stated peak {peak} TFLOP/s; the article's rates are MFU × 500",
+    ),
+    "audit.note.time": (
+        "按原文给的速率；按 MFU × {peak} TFLOP/s 是 {ms} ms",
+        "at the stated rate; at MFU × {peak} TFLOP/s {ms} ms",
+    ),
+    "audit.note.crossing": (
+        "用原文舍入后的时间（{a} / {b} ms）得 {rounded}；用原文速率下未舍入的时间得 {unrounded}"
+        "；按 MFU × {peak} TFLOP/s 得 {at_peak}",
+        "from the article's rounded times ({a} / {b} ms) {rounded}; from unrounded times at the"
+        " stated rates {unrounded}; at MFU × {peak} TFLOP/s {at_peak}",
+    ),
+    "audit.note.measured": (
+        "{us} μs 内搬运 {mib} MiB：{summary}（工作集 {working} MiB）；表中是在 {device} 上的下限",
+        "{mib} MiB in {us} μs {summary} (working set {working} MiB); shown: the lower bound on "
+        "{device}",
+    ),
+    "audit.note.above_model": (
+        "，高于读写模型的 {model}×：有一部分时间不随字节变化（每个 kernel 的固定开销，或两次运"
+        "行的带宽不同）",
+        ", above the traffic model's {model}×: part of the time does not scale with bytes (a fixed"
+        " cost per kernel, or the two runs at different bandwidths)",
+    ),
+    "audit.note.doubtful": (
+        "所依据的计时超过了所列每种设备的显存带宽（{us} μs）",
+        "rests on timings that exceed every listed DRAM bandwidth ({us} μs)",
+    ),
     # ---- end of audit -------------------------------------------------------------------
     #
     # ---- tables and figures (tables.py, plots/) -----------------------------------------

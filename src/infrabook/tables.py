@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
 
 from infrabook.labels import text
 
@@ -17,7 +20,7 @@ def number_text(value: Any, spec: str | None = None) -> str:
     With ``spec``: a whole number without decimals, anything else with that format. Without:
     a precision that suits the size (thousands separated, three significant figures for
     small values). None and non-finite numbers are a dash, booleans yes/no in the build's
-    language, exact fractions and text as they are.
+    language, arrays comma-separated, exact fractions, text and other objects as ``str``.
 
     >>> number_text(24.0, ".1f"), number_text(0.25, ".1f"), number_text(2.3333333, ".4g")
     ('24', '0.2', '2.333')
@@ -30,7 +33,9 @@ def number_text(value: Any, spec: str | None = None) -> str:
         return "—"
     if isinstance(value, bool):
         return text("word.yes" if value else "word.no")
-    if isinstance(value, str | Fraction):
+    if isinstance(value, np.ndarray):
+        return ", ".join(number_text(v, spec) for v in np.ravel(value).tolist())
+    if isinstance(value, str | Fraction) or not isinstance(value, numbers.Real):
         return str(value)
     if isinstance(value, int) and spec is None:
         return f"{value:,}"
