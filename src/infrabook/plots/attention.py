@@ -123,7 +123,8 @@ def traffic_plot(
 def trace_rows(steps: Sequence[Step]) -> list[list[str]]:
     """The online-softmax trace as table rows: block, its scores, r, m, l, u, u / l.
 
-    >>> from infrabook.online_softmax import trace
+    >>> from fractions import Fraction
+    >>> from infrabook.online_softmax import Ln, trace
     >>> for row in trace_rows(trace([Ln(1), Ln(2)], [Fraction(1), Fraction(3)])):
     ...     print(row)
     ['1', '0', '1', '0', '1', '1', '1']
