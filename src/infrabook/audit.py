@@ -128,9 +128,15 @@ def _crossing(i: int, j: int) -> Recomputed:
     unrounded = runs(exact, None)
     return Recomputed(
         unrounded,
-        text("audit.note.crossing", a=f"{exact[i].time_ms:.1f}", b=f"{exact[j].time_ms:.1f}",
-             rounded=f"{runs(exact, 1):.1f}", unrounded=f"{unrounded:.1f}",
-             peak=article_bucketing().peak_tflops, at_peak=f"{runs(peak, None):.1f}"),
+        text(
+            "audit.note.crossing",
+            a=f"{exact[i].time_ms:.1f}",
+            b=f"{exact[j].time_ms:.1f}",
+            rounded=f"{runs(exact, 1):.1f}",
+            unrounded=f"{unrounded:.1f}",
+            peak=article_bucketing().peak_tflops,
+            at_peak=f"{runs(peak, None):.1f}",
+        ),
         as_article=runs(exact, 1),
     )
 
@@ -143,8 +149,14 @@ def _measured(claim: dict, fused: bool) -> Recomputed:
     bound = acc.traffic / (fastest.dram_tb_s.value * 1e12) * 1e6
     return Recomputed(
         bound,
-        text("audit.note.measured", mib=f"{mib(acc.traffic):.0f}", us=claim["stated"],
-             summary=v.summary, working=f"{mib(acc.footprint_bytes):.0f}", device=fastest.name),
+        text(
+            "audit.note.measured",
+            mib=f"{mib(acc.traffic):.0f}",
+            us=claim["stated"],
+            summary=v.summary,
+            working=f"{mib(acc.footprint_bytes):.0f}",
+            device=fastest.name,
+        ),
         implausible=None if v.plausible_from_dram else v.summary,
         unit=text("audit.unit.lower_bound"),
     )
@@ -155,8 +167,7 @@ def _measured_speedup() -> Recomputed:
     before, after = (stated[k] for k in ("fusion.measured_separate_us", "fusion.measured_fused_us"))
     ratio = float(before["stated"]) / float(after["stated"])
     model = _chain(False, False).traffic / _chain(False, True).traffic
-    doubtful = [c["stated"] for c in (before, after)
-                if _measured(c, fused=c is after).implausible]
+    doubtful = [c["stated"] for c in (before, after) if _measured(c, fused=c is after).implausible]
     note = f"{before['stated']} / {after['stated']} = {ratio:.2f}"
     if ratio > model:
         note += text("audit.note.above_model", model=f"{model:.2f}")
@@ -197,7 +208,8 @@ def recompute() -> dict[str, Recomputed]:
         "fusion.measured_speedup": _measured_speedup(),
         "boundary.per_intermediate_mib": Recomputed(
             mib(two3.traffic - fus3.traffic),
-            text("audit.note.per_intermediate", mib=f"{mib(sep3.traffic - two3.traffic):.0f}")),
+            text("audit.note.per_intermediate", mib=f"{mib(sep3.traffic - two3.traffic):.0f}"),
+        ),
         "boundary.separate_mib": Recomputed(mib(sep3.traffic)),
         "boundary.two_fused_mib": Recomputed(mib(two3.traffic)),
         "boundary.all_fused_mib": Recomputed(mib(fus3.traffic)),
@@ -220,7 +232,8 @@ def recompute() -> dict[str, Recomputed]:
         "bucketing.executed_rows": Recomputed(costs[1].executed_rows),
         "bucketing.padding_pct": Recomputed(
             costs[1].padding_fraction * 100,
-            text("audit.note.exactly", value=f"{costs[1].padding_fraction:.2%}")),
+            text("audit.note.exactly", value=f"{costs[1].padding_fraction:.2%}"),
+        ),
         "bucketing.mfu_ratio": Recomputed(strategies[1].mfu / strategies[0].mfu),
         "crossover.generic_bucketed": _crossing(0, 1),
         "crossover.bucketed_specialised": _crossing(1, 2),
@@ -232,11 +245,16 @@ def recompute() -> dict[str, Recomputed]:
         out[f"launches.{name}_kernels"] = Recomputed(counts.kernels)
     for i, name in enumerate(("generic", "bucketed", "specialised")):
         out[f"bucketing.{name}_rate"] = Recomputed(
-            peak_costs[i].rate_tflops,
-            text("audit.note.rate", peak=article_bucketing().peak_tflops))
+            peak_costs[i].rate_tflops, text("audit.note.rate", peak=article_bucketing().peak_tflops)
+        )
         out[f"bucketing.{name}_ms"] = Recomputed(
-            costs[i].time_ms, text("audit.note.time", peak=article_bucketing().peak_tflops,
-                                   ms=f"{peak_costs[i].time_ms:.2f}"))
+            costs[i].time_ms,
+            text(
+                "audit.note.time",
+                peak=article_bucketing().peak_tflops,
+                ms=f"{peak_costs[i].time_ms:.2f}",
+            ),
+        )
     return out
 
 
@@ -266,7 +284,8 @@ def audit() -> list[AuditRow]:
                 recomputed_unit=r.unit or claim["unit"],
                 verdict="implausible" if r.implausible else verdict(claim["stated"], r.value),
                 note="; ".join(
-                    part for part in (r.note, r.implausible)
+                    part
+                    for part in (r.note, r.implausible)
                     if part and not (part is r.implausible and part in r.note)
                 ),
             )

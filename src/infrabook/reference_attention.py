@@ -85,13 +85,13 @@ def blockwise_attention(
     scale = np.result_type(q, k).type(1.0 / math.sqrt(d))
     out = np.empty_like(q)
     for qs in range(0, n, block_q):
-        qt = q[qs:qs + block_q]
+        qt = q[qs : qs + block_q]
         rows = qt.shape[0]
         m = np.full(rows, -np.inf, dtype=q.dtype)
         l = np.zeros(rows, dtype=q.dtype)  # noqa: E741 - the article's name
         acc = np.zeros((rows, d), dtype=q.dtype)
         for ks in range(0, n_kv, block_k):
-            s = qt @ k[ks:ks + block_k].T
+            s = qt @ k[ks : ks + block_k].T
             s *= scale
             m_new = np.maximum(m, s.max(axis=1))
             r = np.exp(m - m_new)
@@ -99,7 +99,7 @@ def blockwise_attention(
             np.exp(s, out=s)  # s now holds this tile's p
             l = l * r + s.sum(axis=1)  # noqa: E741
             acc *= r[:, None]
-            acc += s @ v[ks:ks + block_k]
+            acc += s @ v[ks : ks + block_k]
             m = m_new
-        out[qs:qs + rows] = acc / l[:, None]
+        out[qs : qs + rows] = acc / l[:, None]
     return out

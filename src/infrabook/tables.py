@@ -102,8 +102,9 @@ def text_table(rows: Sequence[Sequence[object]]) -> str:
     """
     cells = [[str(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-                     for r in cells)
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells
+    )
 
 
 @dataclass(frozen=True)
@@ -127,8 +128,10 @@ class Table:
     def __post_init__(self) -> None:
         for row in self.rows:
             if len(row) != len(self.columns):
-                raise ValueError(f"a row of table {self.title!r} has {len(row)} cells, "
-                                 f"expected {len(self.columns)}")
+                raise ValueError(
+                    f"a row of table {self.title!r} has {len(row)} cells, "
+                    f"expected {len(self.columns)}"
+                )
 
     def cells(self) -> list[list[str]]:
         """The rows as text, each cell through :func:`number_text`."""

@@ -16,8 +16,12 @@ from infrabook.reference_attention import blockwise_attention, naive_attention
 
 @settings(max_examples=25, deadline=None)
 @given(
-    n_q=st.integers(1, 40), n_kv=st.integers(1, 40), d=st.integers(1, 16),
-    block_q=st.integers(1, 17), block_k=st.integers(1, 17), seed=st.integers(0, 2**16),
+    n_q=st.integers(1, 40),
+    n_kv=st.integers(1, 40),
+    d=st.integers(1, 16),
+    block_q=st.integers(1, 17),
+    block_k=st.integers(1, 17),
+    seed=st.integers(0, 2**16),
     shift=st.sampled_from([0.0, 30.0]),
 )
 def test_blockwise_equals_naive(n_q, n_kv, d, block_q, block_k, seed, shift):
@@ -28,8 +32,10 @@ def test_blockwise_equals_naive(n_q, n_kv, d, block_q, block_k, seed, shift):
     k = rng.standard_normal((n_kv, d))
     v = rng.standard_normal((n_kv, d))
     np.testing.assert_allclose(
-        blockwise_attention(q, k, v, block_q, block_k), naive_attention(q, k, v),
-        rtol=1e-9, atol=1e-12,
+        blockwise_attention(q, k, v, block_q, block_k),
+        naive_attention(q, k, v),
+        rtol=1e-9,
+        atol=1e-12,
     )
 
 
@@ -91,7 +97,8 @@ def test_attention_memory_live_structure():
     assert e["values"]["all_close"] is True
     assert e.targets[0].met is None  # L=8192 not measured
     assert e["values"]["predicted_naive_mib_128"] == pytest.approx(
-        (2 * 128 * 128 * 4 + 128 * 16 * 4) / 2**20)
+        (2 * 128 * 128 * 4 + 128 * 16 * 4) / 2**20
+    )
 
 
 def test_shapes_live_structure_without_prep():
@@ -106,16 +113,22 @@ def test_shapes_live_structure_without_prep():
 
 @pytest.mark.parametrize(
     ("call", "needle"),
-    [(lambda: cpu.launches(runs=0), "runs must be a positive integer, got 0"),
-     (lambda: cpu.attention_memory(seq_lens=(8,), block_q=0), "block_q must be a positive "
-                                                              "integer, got 0"),
-     (lambda: cpu.attention_memory(seq_lens=(8,), block_k=-1), "block_k must be a positive "
-                                                               "integer, got -1"),
-     (lambda: cpu.fusion(rows=0), "rows must be a positive integer, got 0"),
-     (lambda: cpu.shapes(scale=0, prep="none"), "scale must be a positive integer, got 0"),
-     (lambda: cpu.shapes(rows=(4, 0)), "rows must be a positive integer, got 0"),
-     (lambda: cpu.shapes(rows=()), "rows must name at least one row count"),
-     (lambda: cpu.shapes(prep="jit"), "prep must be 'none' or 'compile', got 'jit'")],
+    [
+        (lambda: cpu.launches(runs=0), "runs must be a positive integer, got 0"),
+        (
+            lambda: cpu.attention_memory(seq_lens=(8,), block_q=0),
+            "block_q must be a positive integer, got 0",
+        ),
+        (
+            lambda: cpu.attention_memory(seq_lens=(8,), block_k=-1),
+            "block_k must be a positive integer, got -1",
+        ),
+        (lambda: cpu.fusion(rows=0), "rows must be a positive integer, got 0"),
+        (lambda: cpu.shapes(scale=0, prep="none"), "scale must be a positive integer, got 0"),
+        (lambda: cpu.shapes(rows=(4, 0)), "rows must be a positive integer, got 0"),
+        (lambda: cpu.shapes(rows=()), "rows must name at least one row count"),
+        (lambda: cpu.shapes(prep="jit"), "prep must be 'none' or 'compile', got 'jit'"),
+    ],
 )
 def test_bad_sizes_are_refused_not_replaced_by_defaults(call, needle):
     with pytest.raises(ValueError, match=needle):
@@ -127,18 +140,22 @@ def test_bad_sizes_are_refused_not_replaced_by_defaults(call, needle):
     [(["avx", "avx2", "avx512f", "fma"], 64), (["avx", "avx2", "fma"], 32), (["avx"], 16)],
 )
 def test_peak_estimate_counts_the_widest_vector_unit(monkeypatch, flags, per_cycle):
-    monkeypatch.setattr(host, "cpu_info", lambda: {"vector": flags, "mhz": 2000.0,
-                                                     "usable_cores": 3})
+    monkeypatch.setattr(
+        host, "cpu_info", lambda: {"vector": flags, "mhz": 2000.0, "usable_cores": 3}
+    )
     peak = cpu._peak_estimate()
     assert peak["gflop_s"] == pytest.approx(3 * 2.0 * per_cycle)
     assert f"{per_cycle} fp32 FLOP/cycle" in peak["basis"]
 
 
 def test_peak_estimate_is_unknown_without_vector_flags(monkeypatch):
-    monkeypatch.setattr(host, "cpu_info", lambda: {"vector": ["neon"], "mhz": 2000.0,
-                                                     "usable_cores": 3})
-    assert cpu._peak_estimate() == {"gflop_s": None,
-                                    "basis": "unknown (no AVX flags in /proc/cpuinfo)"}
+    monkeypatch.setattr(
+        host, "cpu_info", lambda: {"vector": ["neon"], "mhz": 2000.0, "usable_cores": 3}
+    )
+    assert cpu._peak_estimate() == {
+        "gflop_s": None,
+        "basis": "unknown (no AVX flags in /proc/cpuinfo)",
+    }
 
 
 def test_crossovers_from_measured_lines():
@@ -150,12 +167,16 @@ def test_crossovers_from_measured_lines():
     assert round(crossings[0]["runs"]) == 65
     assert [r["best"] for r in regimes] == ["generic", "bucketed"]
     assert cpu._crossing_meaning(crossings[0], groups) == text(
-        "bench.shapes.below", cheap=text("bench.strategy.generic"), runs="65.2",
-        fast=text("bench.strategy.bucketed"))
+        "bench.shapes.below",
+        cheap=text("bench.strategy.generic"),
+        runs="65.2",
+        fast=text("bench.strategy.bucketed"),
+    )
     groups["bucketed"]["timing"]["median_s"] = 0.02
     crossings, _ = cpu._crossovers(groups)
     assert cpu._crossing_meaning(crossings[0], groups) == text(
-        "bench.shapes.always", name=text("bench.strategy.generic"))
+        "bench.shapes.always", name=text("bench.strategy.generic")
+    )
     assert crossings[0]["run_times_within_noise"] is False
     groups["generic"]["timing"].update(p20_s=0.015, p80_s=0.021)  # no samples: overlap test
     groups["bucketed"]["timing"].update(p20_s=0.019, p80_s=0.022)

@@ -48,33 +48,51 @@ class Event:
 
 def test_classify_profiler_events():
     events = [Event("cudaLaunchKernel", "cuda_runtime", 3 * i, 3 * i + 1) for i in range(3)]
-    events += [Event("cuLaunchKernelEx", "cuda_driver", 20, 21),
-               Event("cudaGraphLaunch", "cuda_runtime", 30, 31), Event("ampere_gemm", "kernel"),
-               Event("aten::mm"), Event("Memcpy HtoD", "gpu_memcpy"), Event("triton_k", "kernel")]
+    events += [
+        Event("cuLaunchKernelEx", "cuda_driver", 20, 21),
+        Event("cudaGraphLaunch", "cuda_runtime", 30, 31),
+        Event("ampere_gemm", "kernel"),
+        Event("aten::mm"),
+        Event("Memcpy HtoD", "gpu_memcpy"),
+        Event("triton_k", "kernel"),
+    ]
     c = gpu._classify(events)
     assert (c["host_launches"], c["graph_launches"], c["kernels"]) == (4, 1, 2)
     assert c["kernel_names"] == {"ampere_gemm": 1, "triton_k": 1}
 
 
 def test_driver_launch_inside_a_runtime_launch_counts_once():
-    c = gpu._classify([Event("cudaLaunchKernel", "cuda_runtime", 0, 10),
-                       Event("cuLaunchKernel", "cuda_driver", 2, 8),
-                       Event("cuLaunchKernel", "cuda_driver", 2, 8, thread=2),
-                       Event("cuLaunchKernelEx", "cuda_driver", 20, 25)])
+    c = gpu._classify(
+        [
+            Event("cudaLaunchKernel", "cuda_runtime", 0, 10),
+            Event("cuLaunchKernel", "cuda_driver", 2, 8),
+            Event("cuLaunchKernel", "cuda_driver", 2, 8, thread=2),
+            Event("cuLaunchKernelEx", "cuda_driver", 20, 25),
+        ]
+    )
     assert c["host_launches"] == 3
     assert c["by_api"]["cuLaunchKernel (inside a runtime launch, not counted)"] == 1
 
 
 @pytest.mark.parametrize(
     ("name", "key"),
-    [("NVIDIA H200", "h200"), ("NVIDIA H200 NVL", None), ("NVIDIA GH200 480GB", None),
-     ("NVIDIA H100 80GB HBM3", "h100_sxm"), ("NVIDIA H100 SXM5 80GB", "h100_sxm"),
-     ("NVIDIA H100 PCIe", None), ("NVIDIA H100 NVL", None),
-     ("NVIDIA A100-SXM4-80GB", "a100_80gb"), ("NVIDIA A100-SXM4-40GB", None),
-     ("NVIDIA A100 80GB PCIe", None), ("NVIDIA B200", "b200"), ("NVIDIA GB200", None),
-     ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "rtx_pro_6000"),
-     ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", None),
-     ("NVIDIA GeForce RTX 4090", None)],
+    [
+        ("NVIDIA H200", "h200"),
+        ("NVIDIA H200 NVL", None),
+        ("NVIDIA GH200 480GB", None),
+        ("NVIDIA H100 80GB HBM3", "h100_sxm"),
+        ("NVIDIA H100 SXM5 80GB", "h100_sxm"),
+        ("NVIDIA H100 PCIe", None),
+        ("NVIDIA H100 NVL", None),
+        ("NVIDIA A100-SXM4-80GB", "a100_80gb"),
+        ("NVIDIA A100-SXM4-40GB", None),
+        ("NVIDIA A100 80GB PCIe", None),
+        ("NVIDIA B200", "b200"),
+        ("NVIDIA GB200", None),
+        ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "rtx_pro_6000"),
+        ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", None),
+        ("NVIDIA GeForce RTX 4090", None),
+    ],
 )
 def test_profile_only_for_the_gpu_it_describes(name, key):
     spec = gpu.profile_for(name)
@@ -89,17 +107,31 @@ def dry():
 
     if not INTERPRETED:
         pytest.skip("a real GPU is present: the dry run is for CPU-only machines")
-    info = {"kind": "cuda", "name": "NVIDIA H200", "slug": "nvidia-h200", "driver": "dry",
-            "sm_count": 2, "capability": "9.0", "memory_bytes": 1, "l2_bytes": 4096,
-            "cuda_runtime": None, "host_cpu": "dry"}
+    info = {
+        "kind": "cuda",
+        "name": "NVIDIA H200",
+        "slug": "nvidia-h200",
+        "driver": "dry",
+        "sm_count": 2,
+        "capability": "9.0",
+        "memory_bytes": 1,
+        "l2_bytes": 4096,
+        "cuda_runtime": None,
+        "host_cpu": "dry",
+    }
 
     def timing(fn):
         fn()
         return {"median_s": 1e-3, "p20_s": 9e-4, "p80_s": 1.1e-3, "n": None}
 
     def profile(fn, runs):
-        return {"host_launches": runs, "graph_launches": 0, "kernels": runs, "by_api": {},
-                "kernel_names": {}}
+        return {
+            "host_launches": runs,
+            "graph_launches": 0,
+            "kernels": runs,
+            "by_api": {},
+            "kernel_names": {},
+        }
 
     return gpu.Rig("cpu", info, timing, timing, lambda fn: fn, profile, lambda: None)
 
@@ -120,8 +152,11 @@ def test_gpu_experiments_dry_run(dry):
     assert swiglu.results["shapes"][0]["paths"]["triton_fused"]["max_abs_err_vs_fp32"] < 0.1
     # three shapes, three sets of values: none overwrites another
     keys = [k for k in swiglu.values if k.endswith("triton_fused_flushed_us")]
-    assert sorted(keys) == ["2x64_triton_fused_flushed_us", "8x64_triton_fused_flushed_us",
-                            "article_triton_fused_flushed_us"]
+    assert sorted(keys) == [
+        "2x64_triton_fused_flushed_us",
+        "8x64_triton_fused_flushed_us",
+        "article_triton_fused_flushed_us",
+    ]
     assert flash.results["per_seq_len"][0]["max_abs_diff_vs_sdpa"] < 0.1
     assert flash.targets[0].met is None  # L=8192 not in the dry run
     assert set(graphs.results) == {"eager", "graph", "fused", "fused+graph"}
@@ -139,8 +174,9 @@ def test_gpu_experiments_dry_run(dry):
 
 
 def test_unprofiled_gpu_records_the_datasheet_as_unknown(dry):
-    rig = dataclasses.replace(dry, info=dry.info | {"name": "NVIDIA H100 PCIe",
-                                                    "slug": "nvidia-h100-pcie"})
+    rig = dataclasses.replace(
+        dry, info=dry.info | {"name": "NVIDIA H100 PCIe", "slug": "nvidia-h100-pcie"}
+    )
     e = gpu.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
     assert e.results["spec_bf16_tflops"] is None
     assert e.results["datasheet"].startswith("unknown")
@@ -149,9 +185,11 @@ def test_unprofiled_gpu_records_the_datasheet_as_unknown(dry):
 
 @pytest.mark.parametrize(
     ("sizes", "needle"),
-    [({"copy_bytes": 0}, "copy_bytes must be a positive integer"),
-     ({"shapes": []}, "shapes must name at least one"),
-     ({"seq_lens": ()}, "seq_lens must name at least one")],
+    [
+        ({"copy_bytes": 0}, "copy_bytes must be a positive integer"),
+        ({"shapes": []}, "shapes must name at least one"),
+        ({"seq_lens": ()}, "seq_lens must name at least one"),
+    ],
 )
 def test_empty_sizes_are_refused_not_replaced_by_defaults(dry, sizes, needle):
     experiment = gpu.gpu_flash if "seq_lens" in sizes else gpu.gpu_swiglu

@@ -16,10 +16,16 @@ from infrabook.bench.record import Entry, RecordError, Target
 
 
 def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
-    return Entry(name, "ok", None, record.provenance(host.cpu_info(), quick=True),
-                 method={"summary": "test"}, params={"marker": marker},
-                 results={"marker": marker},
-                 targets=(Target("t1", "a target", marker, 1.0, ">="),))
+    return Entry(
+        name,
+        "ok",
+        None,
+        record.provenance(host.cpu_info(), quick=True),
+        method={"summary": "test"},
+        params={"marker": marker},
+        results={"marker": marker},
+        targets=(Target("t1", "a target", marker, 1.0, ">="),),
+    )
 
 
 def test_merge_writes_a_record_with_the_schema(bench_dir):
@@ -28,18 +34,35 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
     data = json.loads(path.read_text())
     assert data["schema"] == record.SCHEMA == 2 and data["device"] == "cpu"
     e = data["experiments"]["launches"]
-    assert set(e) == {"name", "status", "reason", "provenance", "method", "params", "results",
-                      "targets", "duration_s"}  # stored once: no values, no tables
+    assert set(e) == {
+        "name",
+        "status",
+        "reason",
+        "provenance",
+        "method",
+        "params",
+        "results",
+        "targets",
+        "duration_s",
+    }  # stored once: no values, no tables
     prov = e["provenance"]
     assert {"device", "versions", "git", "date", "quick", "host_load", "note"} == set(prov)
     assert prov["date"].endswith("Z")
     assert {"torch", "triton", "numpy"} <= set(prov["versions"])
     assert {"commit", "dirty"} <= set(prov["git"])
     assert prov["device"]["kind"] == "cpu" and prov["device"]["usable_cores"] >= 1
-    assert set(e["targets"][0]) == {"id", "description", "measured", "threshold",
-                                    "comparison", "unit", "note"}  # judged when read
+    assert set(e["targets"][0]) == {
+        "id",
+        "description",
+        "measured",
+        "threshold",
+        "comparison",
+        "unit",
+        "note",
+    }  # judged when read
     assert record.read(path).experiments["launches"] == fake_entry().__class__(
-        **{**record.read(path).experiments["launches"].__dict__})
+        **{**record.read(path).experiments["launches"].__dict__}
+    )
     assert record.read(path).experiments["launches"].targets[0].met is True
 
 
@@ -89,15 +112,17 @@ def test_unserialisable_data_fails_before_touching_the_file(bench_dir):
     path = record.merge("cpu", fake_entry("fusion", 1.0))
     before = path.read_bytes()
     with pytest.raises(TypeError, match="cannot store object as JSON"):
-        record.merge("cpu", Entry("fusion", "ok", None, fake_entry().provenance,
-                                  results={"bad": object()}))
+        record.merge(
+            "cpu", Entry("fusion", "ok", None, fake_entry().provenance, results={"bad": object()})
+        )
     assert path.read_bytes() == before
     assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]
 
 
 def test_non_finite_numbers_are_stored_as_null(bench_dir):
-    path = record.merge("cpu", Entry("launches", "ok", None, fake_entry().provenance,
-                                     results={"inf": float("inf")}))
+    path = record.merge(
+        "cpu", Entry("launches", "ok", None, fake_entry().provenance, results={"inf": float("inf")})
+    )
     assert record.read(path).experiments["launches"].results["inf"] is None
 
 
@@ -127,16 +152,19 @@ def _lost_field(text: str) -> str:
 
 @pytest.mark.parametrize(
     ("spoil", "why"),
-    [(lambda t: t[: len(t) // 2], "is not valid JSON"),
-     (lambda t: "", "is not valid JSON"),
-     (_older, "schema 1, this version of infrabook reads schema 2"),
-     (_edit, r"experiments.launches.results must be an object"),
-     (_unknown_field, r"experiments.launches has unknown fields \['values'\]"),
-     (_lost_field, "experiments.launches.provenance lacks the field 'date'"),
-     (lambda t: "[1, 2]", "the file is not a JSON object")],
+    [
+        (lambda t: t[: len(t) // 2], "is not valid JSON"),
+        (lambda t: "", "is not valid JSON"),
+        (_older, "schema 1, this version of infrabook reads schema 2"),
+        (_edit, r"experiments.launches.results must be an object"),
+        (_unknown_field, r"experiments.launches has unknown fields \['values'\]"),
+        (_lost_field, "experiments.launches.provenance lacks the field 'date'"),
+        (lambda t: "[1, 2]", "the file is not a JSON object"),
+    ],
 )
 def test_an_unreadable_record_names_the_file_and_why_and_is_never_overwritten(
-        bench_dir, spoil, why):
+    bench_dir, spoil, why
+):
     path = record.merge("cpu", fake_entry())
     path.write_text(spoil(path.read_text()))
     spoiled = path.read_bytes()
@@ -169,9 +197,22 @@ def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, sig):
     earlier = record.merge("cpu", fake_entry("shapes", 7.0))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     with subprocess.Popen(
-            [sys.executable, "-m", "infrabook.bench", "--quick", "--only", "launches",
-             "shapes", "--out", str(bench_dir)], stderr=subprocess.PIPE,
-            stdout=subprocess.DEVNULL, text=True, env=env) as proc:
+        [
+            sys.executable,
+            "-m",
+            "infrabook.bench",
+            "--quick",
+            "--only",
+            "launches",
+            "shapes",
+            "--out",
+            str(bench_dir),
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    ) as proc:
         _wait_for(proc, "shapes: start")  # launches is merged; shapes is now running
         proc.send_signal(sig)
         assert proc.wait(timeout=60) != 0
@@ -196,9 +237,16 @@ def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch,
 def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):
     for name in ("fusion", "shapes"):  # the smallest sizes: the quick path, seconds faster
         exp = getattr(cpu, name)
-        monkeypatch.setattr(exp, "quick", exp.quick | (
-            {"rows": 16, "cols": 256, "compiled": False} if name == "fusion" else
-            {"rows": (4, 8), "k": 16, "n": 16, "scale": 64, "prep": "none"}))
+        monkeypatch.setattr(
+            exp,
+            "quick",
+            exp.quick
+            | (
+                {"rows": 16, "cols": 256, "compiled": False}
+                if name == "fusion"
+                else {"rows": (4, 8), "k": 16, "n": 16, "scale": 64, "prep": "none"}
+            ),
+        )
     assert run.main(["--quick", "--only", "cpu", "--out", str(bench_dir)]) == 0
     rec = record.read(bench_dir / "cpu.json")
     assert list(rec.experiments) == ["fusion", "attention_memory", "launches", "shapes"]

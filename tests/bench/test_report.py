@@ -14,13 +14,16 @@ from infrabook.labels import text
 
 @pytest.fixture
 def fixture_record(bench_dir):
-    record.merge("cpu", cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32,
-                                             block_k=16))
+    record.merge(
+        "cpu", cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32, block_k=16)
+    )
     record.merge("cpu", cpu.launches(rows=2, d_model=8, d_ff=16))
-    record.merge("cpu", cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64,
-                                   prep="none"))
-    record.merge("cpu", cpu.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False,
-                                   flush=False))
+    record.merge(
+        "cpu", cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
+    )
+    record.merge(
+        "cpu", cpu.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=False)
+    )
     return bench_dir
 
 
@@ -37,8 +40,13 @@ def test_show_renders_pipe_tables_and_one_provenance_line(fixture_record):
     assert page.count("\n|:---") == 1 and "| 18 | 18 |" in page and "| 15 | 15 |" in page
     assert page.count(text("bench.prov.measured", where="")) == 1
     assert d.title.startswith(text("bench.title.launches"))
-    for needle in ("torch", "numpy", text("bench.prov.commit", commit=""),
-                   text("bench.prov.method", method=""), text("bench.prov.quick")):
+    for needle in (
+        "torch",
+        "numpy",
+        text("bench.prov.commit", commit=""),
+        text("bench.prov.method", method=""),
+        text("bench.prov.quick"),
+    ):
         assert needle in d.provenance
     assert "18" in str(d)
 
@@ -92,8 +100,7 @@ def test_missing_record_is_one_short_note(bench_dir):
     assert report.devices() == []
     for name, exp in EXPERIMENTS.items():
         d = report.show(name)
-        assert d.message == (report.NO_GPU_RECORD if exp.device == "cuda"
-                             else report.NOT_MEASURED)
+        assert d.message == (report.NO_GPU_RECORD if exp.device == "cuda" else report.NOT_MEASURED)
         page = d._repr_markdown_()
         assert page == f"```{{note}}\n{d.message}\n```" and name not in page
     assert report.show("gpu_flash", device="nvidia-h200").message == report.NOT_MEASURED

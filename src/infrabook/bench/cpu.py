@@ -63,13 +63,23 @@ def flush_bytes() -> int:
 
 
 def _method(warmup: int, reps: int, flush: str, **extra: Any) -> dict[str, Any]:
-    summary = (f"median of {reps} reps after {warmup} warm-ups, spread p20–p80, "
-               f"candidates interleaved; {flush}")
+    summary = (
+        f"median of {reps} reps after {warmup} warm-ups, spread p20–p80, "
+        f"candidates interleaved; {flush}"
+    )
     if extra.get("notes"):
         summary += f"; {extra['notes']}"
-    return {"timer": "time.perf_counter", "warmup": warmup, "reps": reps,
-            "statistic": "median", "spread": "p20-p80", "interleaved": True,
-            "cache_flush": flush, **extra, "summary": summary}
+    return {
+        "timer": "time.perf_counter",
+        "warmup": warmup,
+        "reps": reps,
+        "statistic": "median",
+        "spread": "p20-p80",
+        "interleaved": True,
+        "cache_flush": flush,
+        **extra,
+        "summary": summary,
+    }
 
 
 def _first_line(err: BaseException) -> str:
@@ -111,13 +121,34 @@ def _swiglu_into(g: torch.Tensor, u: torch.Tensor, z: torch.Tensor) -> None:
     z.copy_(torch.nn.functional.silu(g) * u)
 
 
-@experiment("fusion", "cpu",
-            full={"rows": _CHAIN["rows"], "cols": _CHAIN["cols"], "reps": 15, "warmup": 2,
-                  "compiled": True},
-            quick={"rows": _CHAIN["rows"] // 4, "cols": _CHAIN["cols"] // 3, "reps": 5,
-                   "warmup": 1, "compiled": True})
-def fusion(rows: int, cols: int, reps: int, *, warmup: int, compiled: bool,
-           use_numexpr: bool = True, flush: bool = True) -> Measured:
+@experiment(
+    "fusion",
+    "cpu",
+    full={
+        "rows": _CHAIN["rows"],
+        "cols": _CHAIN["cols"],
+        "reps": 15,
+        "warmup": 2,
+        "compiled": True,
+    },
+    quick={
+        "rows": _CHAIN["rows"] // 4,
+        "cols": _CHAIN["cols"] // 3,
+        "reps": 5,
+        "warmup": 1,
+        "compiled": True,
+    },
+)
+def fusion(
+    rows: int,
+    cols: int,
+    reps: int,
+    *,
+    warmup: int,
+    compiled: bool,
+    use_numexpr: bool = True,
+    flush: bool = True,
+) -> Measured:
     """The activation chain ``z = silu(g) * u`` in fp32, unfused against fused, on the CPU.
 
     Paths: ``eager`` (``aten.silu`` writes T, ``mul`` reads it back: the unfused plan),
@@ -170,8 +201,9 @@ def fusion(rows: int, cols: int, reps: int, *, warmup: int, compiled: bool,
         except Exception as err:  # record why, do not crash: e.g. no C++ compiler
             paths["compile"].update(status="failed", reason=_first_line(err))
     else:
-        paths["compile"].update(status="skipped", reason="not requested (compiled=False: "
-                                "compiling takes seconds)")
+        paths["compile"].update(
+            status="skipped", reason="not requested (compiled=False: compiling takes seconds)"
+        )
 
     ne: Any = None
     if use_numexpr:
@@ -191,15 +223,21 @@ def fusion(rows: int, cols: int, reps: int, *, warmup: int, compiled: bool,
             ne.evaluate(NUMEXPR_EXPR, local_dict={"g": g_np, "u": u_np}, out=z_ne)
 
         numexpr_path()
-        paths["numexpr"].update(threads=cores, allclose=bool(
-            np.allclose(z_ne, ref.numpy(), rtol=1e-5, atol=1e-6)))
+        paths["numexpr"].update(
+            threads=cores, allclose=bool(np.allclose(z_ne, ref.numpy(), rtol=1e-5, atol=1e-6))
+        )
         candidates["numexpr"] = numexpr_path
 
     dst = torch.empty_like(g)
     candidates["copy"] = lambda: dst.copy_(g)
     flusher = CacheFlush(flush_bytes()) if flush else None
-    log.info("fusion: timing %s at [%d, %d] fp32, %d reps interleaved ...",
-             ", ".join(candidates), rows, cols, reps)
+    log.info(
+        "fusion: timing %s at [%d, %d] fp32, %d reps interleaved ...",
+        ", ".join(candidates),
+        rows,
+        cols,
+        reps,
+    )
     try:
         timings = time_interleaved(candidates, warmup=warmup, reps=reps, before=flusher)
     finally:
@@ -215,26 +253,43 @@ def fusion(rows: int, cols: int, reps: int, *, warmup: int, compiled: bool,
             info["timing"] = t.as_dict()
             info["gb_s"] = info["model_bytes"] / t.median / 1e9
             info["pct_copy"] = 100 * info["gb_s"] / copy_gb_s
-            info["speedup_vs_eager"] = (timings["eager"].median / t.median
-                                        if name != "copy" else None)
+            info["speedup_vs_eager"] = (
+                timings["eager"].median / t.median if name != "copy" else None
+            )
     fused_ok = [n for n, p in paths.items() if p["fused"] and "timing" in p]
     best = min(fused_ok, key=lambda n: paths[n]["timing"]["median_s"]) if fused_ok else None
     note = "best fused path: " + (best or "none measured")
     speedup = paths[best]["speedup_vs_eager"] if best else None
     pct = paths[best]["pct_copy"] if best else None
-    flush_text = (f"caches flushed before every timed call by reading and writing "
-                  f"{flush_bytes() // MiB} MiB (2x LLC, at least 64 MiB)" if flush
-                  else "no cache flush")
+    flush_text = (
+        f"caches flushed before every timed call by reading and writing "
+        f"{flush_bytes() // MiB} MiB (2x LLC, at least 64 MiB)"
+        if flush
+        else "no cache flush"
+    )
     return Measured(
-        params={"rows": rows, "cols": cols, "dtype": "fp32", "threads": cores,
-                "torch_threads": torch.get_num_threads(), "compiled": compiled,
-                "tensor_mib": tensor_bytes / MiB},
-        method=_method(warmup, reps, flush_text,
-                       notes="outputs preallocated (no page faults timed); GB/s = model bytes "
-                             "/ median time; copy GB/s = (read + written) / time"),
+        params={
+            "rows": rows,
+            "cols": cols,
+            "dtype": "fp32",
+            "threads": cores,
+            "torch_threads": torch.get_num_threads(),
+            "compiled": compiled,
+            "tensor_mib": tensor_bytes / MiB,
+        },
+        method=_method(
+            warmup,
+            reps,
+            flush_text,
+            notes="outputs preallocated (no page faults timed); GB/s = model bytes "
+            "/ median time; copy GB/s = (read + written) / time",
+        ),
         results={"paths": paths, "best_fused": best},
-        targets=(Target.configured("cpu_fused_speedup", speedup, note),
-                 Target.configured("cpu_fused_bandwidth", pct, note)))
+        targets=(
+            Target.configured("cpu_fused_speedup", speedup, note),
+            Target.configured("cpu_fused_bandwidth", pct, note),
+        ),
+    )
 
 
 @fusion.derive
@@ -271,27 +326,72 @@ def _fusion_tables(e: Entry) -> list[Table]:
         model_cell = model if info["fused"] else (1.0 if info["fused"] is False else None)
         if "timing" in info:
             t = info["timing"]
-            rows.append((name, what, t["median_s"] * 1e3, _spread_ms(t),
-                         info["model_bytes"] / MiB, info["gb_s"], info["pct_copy"],
-                         info["speedup_vs_eager"], model_cell))
+            rows.append(
+                (
+                    name,
+                    what,
+                    t["median_s"] * 1e3,
+                    _spread_ms(t),
+                    info["model_bytes"] / MiB,
+                    info["gb_s"],
+                    info["pct_copy"],
+                    info["speedup_vs_eager"],
+                    model_cell,
+                )
+            )
         else:
-            rows.append((name, f"{what}({info['status']}: {info['reason']})", None, None,
-                         info["model_bytes"] / MiB, None, None, None, model_cell))
+            rows.append(
+                (
+                    name,
+                    f"{what}({info['status']}: {info['reason']})",
+                    None,
+                    None,
+                    info["model_bytes"] / MiB,
+                    None,
+                    None,
+                    None,
+                    model_cell,
+                )
+            )
     p = e.params
-    return [Table(text("bench.fusion.table", rows=p["rows"], cols=p["cols"], cores=p["threads"]),
-                  tuple(text(f"bench.col.{c}") for c in (
-                      "path", "what", "median_ms", "spread_ms", "model_mib", "gb_s",
-                      "pct_copy", "speedup_eager", "model_speedup")), tuple(rows))]
+    return [
+        Table(
+            text("bench.fusion.table", rows=p["rows"], cols=p["cols"], cores=p["threads"]),
+            tuple(
+                text(f"bench.col.{c}")
+                for c in (
+                    "path",
+                    "what",
+                    "median_ms",
+                    "spread_ms",
+                    "model_mib",
+                    "gb_s",
+                    "pct_copy",
+                    "speedup_eager",
+                    "model_speedup",
+                )
+            ),
+            tuple(rows),
+        )
+    ]
 
 
 # -------------------------------------------------------------------- attention memory
 
 
-@experiment("attention_memory", "cpu",
-            full={"seq_lens": (1024, 2048, 4096, 8192), "head_dim": 128},
-            quick={"seq_lens": (256, 512, 1024), "head_dim": 128})
-def attention_memory(seq_lens: Sequence[int], head_dim: int, *, block_q: int | None = None,
-                     block_k: int | None = None) -> Measured:
+@experiment(
+    "attention_memory",
+    "cpu",
+    full={"seq_lens": (1024, 2048, 4096, 8192), "head_dim": 128},
+    quick={"seq_lens": (256, 512, 1024), "head_dim": 128},
+)
+def attention_memory(
+    seq_lens: Sequence[int],
+    head_dim: int,
+    *,
+    block_q: int | None = None,
+    block_k: int | None = None,
+) -> Measured:
     """Peak memory of naive (S, P materialised) and blockwise (online softmax) attention.
 
     One head, fp32 (numpy has no bf16), tiles from ``conf/scenarios.toml`` [attention]
@@ -313,33 +413,49 @@ def attention_memory(seq_lens: Sequence[int], head_dim: int, *, block_q: int | N
         t1 = time.perf_counter()
         o_block, block_peak = peak_bytes(blockwise_attention, q, k, v, bq, bk)
         t2 = time.perf_counter()
-        per_len.append({
-            "seq_len": n,
-            "predicted_naive_bytes": 2 * sizes.score_bytes + sizes.qkvo_bytes,
-            "predicted_s_p_bytes": 2 * sizes.score_bytes,
-            "predicted_blockwise_bytes": sizes.qkvo_bytes + (bq * bk + 2 * bq * head_dim) * 4,
-            "naive_peak_bytes": naive_peak,
-            "blockwise_peak_bytes": block_peak,
-            "ratio": block_peak / naive_peak,
-            "allclose": bool(np.allclose(o_block, o_naive, rtol=1e-4, atol=1e-5)),
-            "max_abs_diff": float(np.max(np.abs(o_block - o_naive))),
-            "naive_s": t1 - t0,
-            "blockwise_s": t2 - t1,
-        })
+        per_len.append(
+            {
+                "seq_len": n,
+                "predicted_naive_bytes": 2 * sizes.score_bytes + sizes.qkvo_bytes,
+                "predicted_s_p_bytes": 2 * sizes.score_bytes,
+                "predicted_blockwise_bytes": sizes.qkvo_bytes + (bq * bk + 2 * bq * head_dim) * 4,
+                "naive_peak_bytes": naive_peak,
+                "blockwise_peak_bytes": block_peak,
+                "ratio": block_peak / naive_peak,
+                "allclose": bool(np.allclose(o_block, o_naive, rtol=1e-4, atol=1e-5)),
+                "max_abs_diff": float(np.max(np.abs(o_block - o_naive))),
+                "naive_s": t1 - t0,
+                "blockwise_s": t2 - t1,
+            }
+        )
     goal = config.bench_targets()["blockwise_peak_8192"]
     at_goal = next((r for r in per_len if r["seq_len"] == goal["seq_len"]), None)
     return Measured(
-        params={"seq_lens": list(seq_lens), "head_dim": head_dim, "dtype": "fp32",
-                "block_q": bq, "block_k": bk},
-        method={"measure": "tracemalloc peak over numpy array buffers, above what was "
-                           "allocated before the call (inputs excluded, output included)",
-                "summary": (f"peak of one call measured with tracemalloc (numpy's array "
-                            f"buffers; BLAS scratch not included); fp32, one head, d="
-                            f"{head_dim}, tiles {bq} x {bk}; allclose rtol 1e-4 atol 1e-5")},
+        params={
+            "seq_lens": list(seq_lens),
+            "head_dim": head_dim,
+            "dtype": "fp32",
+            "block_q": bq,
+            "block_k": bk,
+        },
+        method={
+            "measure": "tracemalloc peak over numpy array buffers, above what was "
+            "allocated before the call (inputs excluded, output included)",
+            "summary": (
+                f"peak of one call measured with tracemalloc (numpy's array "
+                f"buffers; BLAS scratch not included); fp32, one head, d="
+                f"{head_dim}, tiles {bq} x {bk}; allclose rtol 1e-4 atol 1e-5"
+            ),
+        },
         results={"per_seq_len": per_len},
-        targets=(Target.configured(
-            "blockwise_peak_8192", 100 * at_goal["ratio"] if at_goal else None,
-            "" if at_goal else f"L={goal['seq_len']} not measured in this run"),))
+        targets=(
+            Target.configured(
+                "blockwise_peak_8192",
+                100 * at_goal["ratio"] if at_goal else None,
+                "" if at_goal else f"L={goal['seq_len']} not measured in this run",
+            ),
+        ),
+    )
 
 
 @attention_memory.derive
@@ -359,50 +475,96 @@ def _attention_values(e: Entry) -> dict[str, Any]:
 
 @attention_memory.tabulate
 def _attention_tables(e: Entry) -> list[Table]:
-    rows = tuple((r["seq_len"], r["predicted_naive_bytes"] / MiB, r["naive_peak_bytes"] / MiB,
-                  r["predicted_blockwise_bytes"] / MiB, r["blockwise_peak_bytes"] / MiB,
-                  100 * r["ratio"], r["allclose"], r["max_abs_diff"])
-                 for r in e.results["per_seq_len"])
+    rows = tuple(
+        (
+            r["seq_len"],
+            r["predicted_naive_bytes"] / MiB,
+            r["naive_peak_bytes"] / MiB,
+            r["predicted_blockwise_bytes"] / MiB,
+            r["blockwise_peak_bytes"] / MiB,
+            100 * r["ratio"],
+            r["allclose"],
+            r["max_abs_diff"],
+        )
+        for r in e.results["per_seq_len"]
+    )
     p = e.params
-    return [Table(text("bench.attention.table", d=p["head_dim"], bq=p["block_q"],
-                       bk=p["block_k"]),
-                  tuple(text(f"bench.col.{c}") for c in (
-                      "seq_len", "model_naive_mib", "naive_peak_mib", "model_block_mib",
-                      "block_peak_mib", "block_pct", "allclose", "max_diff")), rows)]
+    return [
+        Table(
+            text("bench.attention.table", d=p["head_dim"], bq=p["block_q"], bk=p["block_k"]),
+            tuple(
+                text(f"bench.col.{c}")
+                for c in (
+                    "seq_len",
+                    "model_naive_mib",
+                    "naive_peak_mib",
+                    "model_block_mib",
+                    "block_peak_mib",
+                    "block_pct",
+                    "allclose",
+                    "max_diff",
+                )
+            ),
+            rows,
+        )
+    ]
 
 
 # ----------------------------------------------------------------------------- launches
 
 
 @experiment("launches", "cpu", full={}, quick={})
-def launches(runs: int | None = None, rows: int = 8, d_model: int = 64,
-             d_ff: int = 256) -> Measured:
+def launches(
+    runs: int | None = None, rows: int = 8, d_model: int = 64, d_ff: int = 256
+) -> Measured:
     """Operator dispatches of ``runs`` FFN runs, eager against fused, as counted.
 
     ``runs`` defaults to the article's (``conf/scenarios.toml`` [graph_replay]). The numbers
     come from :class:`infrabook.bench.dispatch.DispatchCounter`; the article's are shown
     beside them from :func:`infrabook.launches.article_launch_counts`.
     """
-    runs = (config.scenarios()["graph_replay"]["runs"] if runs is None
-            else check_positive_int("runs", runs))
+    runs = (
+        config.scenarios()["graph_replay"]["runs"]
+        if runs is None
+        else check_positive_int("runs", runs)
+    )
     log.info("launches: counting dispatches of %d FFN runs, eager and fused ...", runs)
     ffn = FFN(rows, d_model, d_ff)
-    counted = {"eager": count_runs(ffn, runs, fused=False),
-               "fused": count_runs(ffn, runs, fused=True)}
+    counted = {
+        "eager": count_runs(ffn, runs, fused=False),
+        "fused": count_runs(ffn, runs, fused=True),
+    }
     results: dict[str, Any] = {
-        name: {"dispatches": c.count(), "ops_first_run": c.ops[:len(c.ops) // runs],
-               "histogram": c.histogram()} for name, c in counted.items()}
-    results["article"] = {c.name: {"host_submissions": c.host_submissions, "kernels": c.kernels}
-                          for c in article_launch_counts()}
+        name: {
+            "dispatches": c.count(),
+            "ops_first_run": c.ops[: len(c.ops) // runs],
+            "histogram": c.histogram(),
+        }
+        for name, c in counted.items()
+    }
+    results["article"] = {
+        c.name: {"host_submissions": c.host_submissions, "kernels": c.kernels}
+        for c in article_launch_counts()
+    }
     results["ffn_ops"] = list(EAGER_OPS)
     return Measured(
-        params={"runs": runs, "rows": rows, "d_model": d_model, "d_ff": d_ff,
-                "fused_op": "infrabook_bench::swiglu (torch.library.custom_op)"},
-        method={"counter": "torch.utils._python_dispatch.TorchDispatchMode",
-                "summary": ("operators counted with a TorchDispatchMode under torch.no_grad "
-                            "(each is one kernel on a GPU); not timed. Graph replay needs "
-                            "CUDA: see gpu_graphs")},
-        results=results)
+        params={
+            "runs": runs,
+            "rows": rows,
+            "d_model": d_model,
+            "d_ff": d_ff,
+            "fused_op": "infrabook_bench::swiglu (torch.library.custom_op)",
+        },
+        method={
+            "counter": "torch.utils._python_dispatch.TorchDispatchMode",
+            "summary": (
+                "operators counted with a TorchDispatchMode under torch.no_grad "
+                "(each is one kernel on a GPU); not timed. Graph replay needs "
+                "CUDA: see gpu_graphs"
+            ),
+        },
+        results=results,
+    )
 
 
 @launches.derive
@@ -410,21 +572,40 @@ def _launches_values(e: Entry) -> dict[str, Any]:
     r, runs = e.results, e.params["runs"]
     eager, fused = r["eager"]["dispatches"], r["fused"]["dispatches"]
     art_eager, art_fused = r["article"]["eager"]["kernels"], r["article"]["fused"]["kernels"]
-    return {"runs": runs, "eager_dispatches": eager, "fused_dispatches": fused,
-            "eager_per_run": eager / runs, "fused_per_run": fused / runs,
-            "article_eager": art_eager, "article_fused": art_fused,
-            "matches_article": eager == art_eager and fused == art_fused}
+    return {
+        "runs": runs,
+        "eager_dispatches": eager,
+        "fused_dispatches": fused,
+        "eager_per_run": eager / runs,
+        "fused_per_run": fused / runs,
+        "article_eager": art_eager,
+        "article_fused": art_fused,
+        "matches_article": eager == art_eager and fused == art_fused,
+    }
 
 
 @launches.tabulate
 def _launches_tables(e: Entry) -> list[Table]:
     r = e.results
-    rows = tuple((text(f"bench.launches.{name}"), " → ".join(r[name]["ops_first_run"]),
-                  r[name]["dispatches"], r["article"][name]["kernels"])
-                 for name in ("eager", "fused"))
-    return [Table(text("bench.launches.table", runs=e.params["runs"]),
-                  tuple(text(f"bench.col.{c}") for c in (
-                      "configuration", "ops_one_run", "dispatches", "article_kernels")), rows)]
+    rows = tuple(
+        (
+            text(f"bench.launches.{name}"),
+            " → ".join(r[name]["ops_first_run"]),
+            r[name]["dispatches"],
+            r["article"][name]["kernels"],
+        )
+        for name in ("eager", "fused")
+    )
+    return [
+        Table(
+            text("bench.launches.table", runs=e.params["runs"]),
+            tuple(
+                text(f"bench.col.{c}")
+                for c in ("configuration", "ops_one_run", "dispatches", "article_kernels")
+            ),
+            rows,
+        )
+    ]
 
 
 # ------------------------------------------------------------------------------- shapes
@@ -451,18 +632,40 @@ def _peak_estimate() -> dict[str, Any]:
     if not info["mhz"]:
         return {"gflop_s": None, "basis": "unknown (no clock in /proc/cpuinfo)"}
     cores = info["usable_cores"]
-    return {"gflop_s": cores * info["mhz"] / 1e3 * per_cycle,
-            "basis": (f"{cores} cores x {info['mhz']:.0f} MHz x {per_cycle} fp32 FLOP/cycle "
-                      f"({pipes}; an estimate, boost clocks differ)")}
+    return {
+        "gflop_s": cores * info["mhz"] / 1e3 * per_cycle,
+        "basis": (
+            f"{cores} cores x {info['mhz']:.0f} MHz x {per_cycle} fp32 FLOP/cycle "
+            f"({pipes}; an estimate, boost clocks differ)"
+        ),
+    }
 
 
-@experiment("shapes", "cpu",
-            full={"rows": (16, 32, 64, 128, 256, 512, 1024, 2048), "k": 1024, "n": 1024,
-                  "reps": 10, "warmup": 2, "scale": 1, "prep": "compile"},
-            quick={"rows": (16, 64, 256, 1024), "k": 256, "n": 256, "reps": 3, "warmup": 1,
-                   "scale": 4, "prep": "compile"})
-def shapes(rows: Sequence[int], k: int, n: int, reps: int, *, warmup: int, scale: int,
-           prep: str) -> Measured:
+@experiment(
+    "shapes",
+    "cpu",
+    full={
+        "rows": (16, 32, 64, 128, 256, 512, 1024, 2048),
+        "k": 1024,
+        "n": 1024,
+        "reps": 10,
+        "warmup": 2,
+        "scale": 1,
+        "prep": "compile",
+    },
+    quick={
+        "rows": (16, 64, 256, 1024),
+        "k": 256,
+        "n": 256,
+        "reps": 3,
+        "warmup": 1,
+        "scale": 4,
+        "prep": "compile",
+    },
+)
+def shapes(
+    rows: Sequence[int], k: int, n: int, reps: int, *, warmup: int, scale: int, prep: str
+) -> Measured:
     """Matmul rate against rows, and the article's ten calls run generic vs bucketed.
 
     Part 1: ``x @ w`` for x [rows, k], w [k, n], fp32: GFLOP/s for each row count.
@@ -497,12 +700,18 @@ def shapes(rows: Sequence[int], k: int, n: int, reps: int, *, warmup: int, scale
     xs = {r: torch.randn(r, k, generator=gen) for r in rows}
     outs = {r: torch.empty(r, n) for r in rows}
     sweep_t = time_interleaved(
-        {str(r): partial(torch.mm, xs[r], w, out=outs[r]) for r in rows},
-        warmup=warmup, reps=reps)
+        {str(r): partial(torch.mm, xs[r], w, out=outs[r]) for r in rows}, warmup=warmup, reps=reps
+    )
     peak = _peak_estimate()
     sweep: list[dict[str, Any]] = [
-        {"rows": r, "flop": 2 * r * k * n, "timing": sweep_t[str(r)].as_dict(),
-         "gflop_s": 2 * r * k * n / sweep_t[str(r)].median / 1e9} for r in rows]
+        {
+            "rows": r,
+            "flop": 2 * r * k * n,
+            "timing": sweep_t[str(r)].as_dict(),
+            "gflop_s": 2 * r * k * n / sweep_t[str(r)].median / 1e9,
+        }
+        for r in rows
+    ]
     best_rate = max(s["gflop_s"] for s in sweep)
     for s in sweep:
         s["pct_of_best"] = 100 * s["gflop_s"] / best_rate
@@ -533,13 +742,16 @@ def shapes(rows: Sequence[int], k: int, n: int, reps: int, *, warmup: int, scale
     # call and, for bucketed, its bucket's buffer and the rows it is copied into. The timed
     # loops then differ only in the copy and the padding rows.
     call_inputs = [inputs[r] for r in sequence]
-    bucket_plan = [(inputs[r], padded[bucket_for(r, buckets)][:r], padded[bucket_for(r, buckets)])
-                   for r in sequence]
+    bucket_plan = [
+        (inputs[r], padded[bucket_for(r, buckets)][:r], padded[bucket_for(r, buckets)])
+        for r in sequence
+    ]
 
     def over_calls(fn: Callable[[torch.Tensor], torch.Tensor]) -> Callable[[], None]:
         def group() -> None:
             for x in call_inputs:
                 fn(x)
+
         return group
 
     def bucketed() -> None:
@@ -547,8 +759,10 @@ def shapes(rows: Sequence[int], k: int, n: int, reps: int, *, warmup: int, scale
             head.copy_(x)
             fns["bucketed"](buf)
 
-    group_fns: dict[str, Callable[[], object]] = {"generic": over_calls(fns["generic"]),
-                                                  "bucketed": bucketed}
+    group_fns: dict[str, Callable[[], object]] = {
+        "generic": over_calls(fns["generic"]),
+        "bucketed": bucketed,
+    }
     if "specialised" in fns:
         group_fns["specialised"] = over_calls(fns["specialised"])
     log.info("shapes: timing the %d-call group: %s ...", len(sequence), ", ".join(group_fns))
@@ -569,33 +783,60 @@ def shapes(rows: Sequence[int], k: int, n: int, reps: int, *, warmup: int, scale
             "prep_ms": prep_ms.get(name),
         }
     crossings, regime_list = _crossovers(groups)
-    prep_text = {"none": "no preparation measured (prep='none')",
-                 "compile": ("prep = first-call time of torch.compile with caches disabled: 1 "
-                             "dynamic graph (generic), 1 static graph per bucket (bucketed), "
-                             "1 per distinct shape (specialised); runs use those graphs")}[prep]
+    prep_text = {
+        "none": "no preparation measured (prep='none')",
+        "compile": (
+            "prep = first-call time of torch.compile with caches disabled: 1 "
+            "dynamic graph (generic), 1 static graph per bucket (bucketed), "
+            "1 per distinct shape (specialised); runs use those graphs"
+        ),
+    }[prep]
     if compile_error:
         prep_text = f"torch.compile failed ({compile_error}): eager runs, no prep measured"
     return Measured(
-        params={"rows": list(rows), "k": k, "n": n, "dtype": "fp32", "scale": scale,
-                "calls": [list(c) for c in calls], "buckets": list(buckets), "prep": prep,
-                "threads": torch.get_num_threads()},
-        method=_method(warmup, reps, "no cache flush (weights stay cached, as in a serving "
-                       "loop)", notes=prep_text, prep=prep, compile_error=compile_error,
-                       peak_estimate=peak["basis"]),
-        results={"sweep": sweep, "groups": groups, "prep_detail": prep_detail,
-                 "crossovers": crossings, "regimes": regime_list, "est_peak": peak})
+        params={
+            "rows": list(rows),
+            "k": k,
+            "n": n,
+            "dtype": "fp32",
+            "scale": scale,
+            "calls": [list(c) for c in calls],
+            "buckets": list(buckets),
+            "prep": prep,
+            "threads": torch.get_num_threads(),
+        },
+        method=_method(
+            warmup,
+            reps,
+            "no cache flush (weights stay cached, as in a serving loop)",
+            notes=prep_text,
+            prep=prep,
+            compile_error=compile_error,
+            peak_estimate=peak["basis"],
+        ),
+        results={
+            "sweep": sweep,
+            "groups": groups,
+            "prep_detail": prep_detail,
+            "crossovers": crossings,
+            "regimes": regime_list,
+            "est_peak": peak,
+        },
+    )
 
 
 @shapes.derive
 def _shapes_values(e: Entry) -> dict[str, Any]:
     sweep, groups = e.results["sweep"], e.results["groups"]
     values: dict[str, Any] = {f"gflop_s_{s['rows']}": s["gflop_s"] for s in sweep}
-    values.update({
-        "best_gflop_s": max(s["gflop_s"] for s in sweep),
-        "smallest_pct_of_best": sweep[0]["pct_of_best"],
-        "est_peak_gflop_s": e.results["est_peak"]["gflop_s"],
-        "padding_pct": groups["bucketed"]["padding_pct"],
-    })
+    values.update(
+        {
+            "best_gflop_s": max(s["gflop_s"] for s in sweep),
+            "smallest_pct_of_best": sweep[0]["pct_of_best"],
+            "est_peak_gflop_s": e.results["est_peak"]["gflop_s"],
+            "padding_pct": groups["bucketed"]["padding_pct"],
+        }
+    )
     for name, grp in groups.items():
         values[f"{name}_ms"] = grp["timing"]["median_s"] * 1e3
         values[f"{name}_prep_ms"] = grp["prep_ms"]
@@ -616,8 +857,12 @@ def _crossing_meaning(c: dict[str, Any], groups: dict[str, Any]) -> str:
     if cheap_prep == fast_run:
         words = text("bench.shapes.always", name=text(f"bench.strategy.{fast_run}"))
     else:
-        words = text("bench.shapes.below", cheap=text(f"bench.strategy.{cheap_prep}"),
-                     runs=f"{c['runs']:.1f}", fast=text(f"bench.strategy.{fast_run}"))
+        words = text(
+            "bench.shapes.below",
+            cheap=text(f"bench.strategy.{cheap_prep}"),
+            runs=f"{c['runs']:.1f}",
+            fast=text(f"bench.strategy.{fast_run}"),
+        )
     return words + (text("bench.shapes.noise") if c.get("run_times_within_noise") else "")
 
 
@@ -626,27 +871,73 @@ def _shapes_tables(e: Entry) -> list[Table]:
     p, r = e.params, e.results
     calls = ", ".join(f"{c}x{rows}" for rows, c in p["calls"])
     tables = [
-        Table(text("bench.shapes.sweep", k=p["k"], n=p["n"]),
-              tuple(text(f"bench.col.{c}") for c in (
-                  "rows", "median_ms", "gflop_s", "pct_best", "pct_peak")),
-              tuple((s["rows"], s["timing"]["median_s"] * 1e3, s["gflop_s"], s["pct_of_best"],
-                     s["pct_of_est_peak"]) for s in r["sweep"])),
-        Table(text("bench.shapes.group", n=sum(c for _, c in p["calls"]), calls=calls,
-                   buckets=p["buckets"]),
-              tuple(text(f"bench.col.{c}") for c in (
-                  "strategy", "rows_executed", "padding_pct", "group_ms", "spread_ms",
-                  "executed_gflop_s", "useful_gflop_s", "prep_ms")),
-              tuple((text(f"bench.strategy.{name}"), g["executed_rows"], g["padding_pct"],
-                     g["timing"]["median_s"] * 1e3, _spread_ms(g["timing"]),
-                     g["executed_gflop_s"], g["useful_gflop_s"], g["prep_ms"])
-                    for name, g in r["groups"].items())),
+        Table(
+            text("bench.shapes.sweep", k=p["k"], n=p["n"]),
+            tuple(
+                text(f"bench.col.{c}")
+                for c in ("rows", "median_ms", "gflop_s", "pct_best", "pct_peak")
+            ),
+            tuple(
+                (
+                    s["rows"],
+                    s["timing"]["median_s"] * 1e3,
+                    s["gflop_s"],
+                    s["pct_of_best"],
+                    s["pct_of_est_peak"],
+                )
+                for s in r["sweep"]
+            ),
+        ),
+        Table(
+            text(
+                "bench.shapes.group",
+                n=sum(c for _, c in p["calls"]),
+                calls=calls,
+                buckets=p["buckets"],
+            ),
+            tuple(
+                text(f"bench.col.{c}")
+                for c in (
+                    "strategy",
+                    "rows_executed",
+                    "padding_pct",
+                    "group_ms",
+                    "spread_ms",
+                    "executed_gflop_s",
+                    "useful_gflop_s",
+                    "prep_ms",
+                )
+            ),
+            tuple(
+                (
+                    text(f"bench.strategy.{name}"),
+                    g["executed_rows"],
+                    g["padding_pct"],
+                    g["timing"]["median_s"] * 1e3,
+                    _spread_ms(g["timing"]),
+                    g["executed_gflop_s"],
+                    g["useful_gflop_s"],
+                    g["prep_ms"],
+                )
+                for name, g in r["groups"].items()
+            ),
+        ),
     ]
     if r["crossovers"]:
-        tables.append(Table(
-            text("bench.shapes.cross"),
-            tuple(text(f"bench.col.{c}") for c in ("pair", "runs_star", "meaning")),
-            tuple((" / ".join(text(f"bench.strategy.{c[side]}") for side in ("a", "b")),
-                   c["runs"], _crossing_meaning(c, r["groups"])) for c in r["crossovers"])))
+        tables.append(
+            Table(
+                text("bench.shapes.cross"),
+                tuple(text(f"bench.col.{c}") for c in ("pair", "runs_star", "meaning")),
+                tuple(
+                    (
+                        " / ".join(text(f"bench.strategy.{c[side]}") for side in ("a", "b")),
+                        c["runs"],
+                        _crossing_meaning(c, r["groups"]),
+                    )
+                    for c in r["crossovers"]
+                ),
+            )
+        )
     return tables
 
 
@@ -690,10 +981,12 @@ def _compile_prep(
         special_fn = torch.compile(mm, dynamic=False, fullgraph=True)
         per_shape = {r: timed(special_fn, inputs[r]) for r, _ in calls}
         detail["specialised"] = {"per_shape_ms": per_shape}
-    prep_ms: dict[str, float | None] = {"generic": first, "bucketed": sum(per_bucket.values()),
-                                        "specialised": sum(per_shape.values())}
-    return prep_ms, detail, {"generic": generic, "bucketed": bucket_fn,
-                             "specialised": special_fn}
+    prep_ms: dict[str, float | None] = {
+        "generic": first,
+        "bucketed": sum(per_bucket.values()),
+        "specialised": sum(per_shape.values()),
+    }
+    return prep_ms, detail, {"generic": generic, "bucketed": bucket_fn, "specialised": special_fn}
 
 
 def _within_noise(ta: dict[str, Any], tb: dict[str, Any]) -> bool:
@@ -722,15 +1015,22 @@ def _crossovers(groups: dict[str, dict[str, Any]]) -> tuple[list[dict], list[dic
     names = [n for n in groups if groups[n]["prep_ms"] is not None]
     if len(names) < 2:
         return [], []
-    lines = [Line(n, groups[n]["prep_ms"], groups[n]["timing"]["median_s"] * 1e3)
-             for n in names]
+    lines = [Line(n, groups[n]["prep_ms"], groups[n]["timing"]["median_s"] * 1e3) for n in names]
     out = []
     for i, a in enumerate(lines):
-        for b in lines[i + 1:]:
-            out.append({"a": a.name, "b": b.name,
-                        "runs": None if a.run_ms == b.run_ms else crossover(a, b),
-                        "run_times_within_noise": _within_noise(
-                            groups[a.name]["timing"], groups[b.name]["timing"])})
-    regime_list = [{"start": g.start, "end": g.end if math.isfinite(g.end) else None,
-                    "best": g.best} for g in regimes(lines)]
+        for b in lines[i + 1 :]:
+            out.append(
+                {
+                    "a": a.name,
+                    "b": b.name,
+                    "runs": None if a.run_ms == b.run_ms else crossover(a, b),
+                    "run_times_within_noise": _within_noise(
+                        groups[a.name]["timing"], groups[b.name]["timing"]
+                    ),
+                }
+            )
+    regime_list = [
+        {"start": g.start, "end": g.end if math.isfinite(g.end) else None, "best": g.best}
+        for g in regimes(lines)
+    ]
     return out, regime_list

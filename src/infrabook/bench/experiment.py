@@ -43,8 +43,14 @@ class Measured:
 class Experiment:
     """A declared experiment: call it to measure, ask it for the views of an entry."""
 
-    def __init__(self, name: str, device: str, run: Callable[..., Measured],
-                 full: Mapping[str, Any], quick: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        name: str,
+        device: str,
+        run: Callable[..., Measured],
+        full: Mapping[str, Any],
+        quick: Mapping[str, Any],
+    ) -> None:
         if device not in DEVICES:
             raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
         self.name, self.device, self.run = name, device, run
@@ -91,20 +97,30 @@ class Experiment:
                 reason = gpu.unavailable_reason()
                 if reason:
                     log.info("%s: skipped, %s", self.name, reason)
-                    return Entry(self.name, "skipped", reason,
-                                 provenance(host.cpu_info(), quick=quick))
+                    return Entry(
+                        self.name, "skipped", reason, provenance(host.cpu_info(), quick=quick)
+                    )
                 kwargs["rig"] = gpu.rig()
             device = kwargs["rig"].info
         else:
             device = host.cpu_info()
         measured = self.run(**kwargs)
-        return Entry(self.name, "ok", None, provenance(device, quick=quick), measured.method,
-                     measured.params, measured.results, measured.targets,
-                     round(time.perf_counter() - started, 3))
+        return Entry(
+            self.name,
+            "ok",
+            None,
+            provenance(device, quick=quick),
+            measured.method,
+            measured.params,
+            measured.results,
+            measured.targets,
+            round(time.perf_counter() - started, 3),
+        )
 
 
-def experiment(name: str, device: str, *, full: Mapping[str, Any],
-               quick: Mapping[str, Any]) -> Callable[[Callable[..., Measured]], Experiment]:
+def experiment(
+    name: str, device: str, *, full: Mapping[str, Any], quick: Mapping[str, Any]
+) -> Callable[[Callable[..., Measured]], Experiment]:
     """Declare an experiment (see the module's docstring)."""
 
     def declare(run: Callable[..., Measured]) -> Experiment:

@@ -41,8 +41,15 @@ from infrabook.tables import Table
 from infrabook.units import MiB
 
 #: Host-side API calls that submit one kernel (runtime and driver API).
-LAUNCH_APIS = frozenset({"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel",
-                         "cuLaunchKernel", "cuLaunchKernelEx"})
+LAUNCH_APIS = frozenset(
+    {
+        "cudaLaunchKernel",
+        "cudaLaunchKernelExC",
+        "cudaLaunchCooperativeKernel",
+        "cuLaunchKernel",
+        "cuLaunchKernelEx",
+    }
+)
 #: Host-side API calls that submit a whole captured graph.
 GRAPH_APIS = frozenset({"cudaGraphLaunch", "cuGraphLaunch"})
 
@@ -92,11 +99,18 @@ def _driver_version() -> str | None:
 def gpu_info(index: int = 0) -> dict[str, Any]:
     """Name, slug, driver, SM count, memory and L2 of the current GPU."""
     props = torch.cuda.get_device_properties(index)
-    return {"kind": "cuda", "name": props.name, "slug": slug(props.name),
-            "driver": _driver_version(), "sm_count": props.multi_processor_count,
-            "capability": f"{props.major}.{props.minor}", "memory_bytes": props.total_memory,
-            "l2_bytes": getattr(props, "L2_cache_size", None),
-            "cuda_runtime": torch.version.cuda, "host_cpu": host.cpu_info()["name"]}
+    return {
+        "kind": "cuda",
+        "name": props.name,
+        "slug": slug(props.name),
+        "driver": _driver_version(),
+        "sm_count": props.multi_processor_count,
+        "capability": f"{props.major}.{props.minor}",
+        "memory_bytes": props.total_memory,
+        "l2_bytes": getattr(props, "L2_cache_size", None),
+        "cuda_runtime": torch.version.cuda,
+        "host_cpu": host.cpu_info()["name"],
+    }
 
 
 def _timing_from_quantiles(q: list[float]) -> dict[str, Any]:
@@ -109,7 +123,8 @@ def bench_flushed(fn: Callable[[], object]) -> dict[str, Any]:
     import triton.testing
 
     return _timing_from_quantiles(
-        triton.testing.do_bench(fn, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8]))
+        triton.testing.do_bench(fn, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])
+    )
 
 
 def bench_unflushed(fn: Callable[[], object]) -> dict[str, Any]:
@@ -118,13 +133,21 @@ def bench_unflushed(fn: Callable[[], object]) -> dict[str, Any]:
     import triton.testing
 
     return _timing_from_quantiles(
-        triton.testing.do_bench_cudagraph(fn, rep=20, quantiles=[0.5, 0.2, 0.8]))
+        triton.testing.do_bench_cudagraph(fn, rep=20, quantiles=[0.5, 0.2, 0.8])
+    )
 
 
 def rig() -> Rig:
     """The current CUDA device with Triton's timers."""
-    return Rig("cuda", gpu_info(), bench_flushed, bench_unflushed, _capture, _profile_counts,
-               torch.cuda.synchronize)
+    return Rig(
+        "cuda",
+        gpu_info(),
+        bench_flushed,
+        bench_unflushed,
+        _capture,
+        _profile_counts,
+        torch.cuda.synchronize,
+    )
 
 
 def profile_for(name: str) -> config.Device | None:
@@ -150,8 +173,13 @@ def _datasheet(spec: config.Device | None, name: str) -> str:
 
 
 def _method(summary: str, **extra: Any) -> dict[str, Any]:
-    return {"timer": "triton.testing.do_bench (CUDA events)", "statistic": "median",
-            "spread": "p20-p80", **extra, "summary": summary}
+    return {
+        "timer": "triton.testing.do_bench (CUDA events)",
+        "statistic": "median",
+        "spread": "p20-p80",
+        **extra,
+        "summary": summary,
+    }
 
 
 def _columns(*keys: str) -> tuple[str, ...]:
@@ -161,11 +189,18 @@ def _columns(*keys: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- SwiGLU
 
 
-@experiment("gpu_swiglu", "cuda",
-            full={"shapes": [(_CHAIN["rows"], _CHAIN["cols"]),
-                             (_CHAIN["rows"] // 4, _CHAIN["cols"])], "copy_bytes": 512 * MiB},
-            quick={"shapes": [(_CHAIN["rows"], _CHAIN["cols"]),
-                              (_CHAIN["rows"] // 4, _CHAIN["cols"])], "copy_bytes": 128 * MiB})
+@experiment(
+    "gpu_swiglu",
+    "cuda",
+    full={
+        "shapes": [(_CHAIN["rows"], _CHAIN["cols"]), (_CHAIN["rows"] // 4, _CHAIN["cols"])],
+        "copy_bytes": 512 * MiB,
+    },
+    quick={
+        "shapes": [(_CHAIN["rows"], _CHAIN["cols"]), (_CHAIN["rows"] // 4, _CHAIN["cols"])],
+        "copy_bytes": 128 * MiB,
+    },
+)
 def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Measured:
     """Fused Triton SwiGLU vs the unfused Triton pair vs torch eager, bf16.
 
@@ -184,13 +219,18 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
     t = rig.flushed(lambda: dst.copy_(src))
     copy = {"bytes_moved": 2 * nbytes, "timing": t, "gb_s": 2 * nbytes / t["median_s"] / 1e9}
     spec = profile_for(rig.info["name"])
-    results: dict[str, Any] = {"copy": copy, "shapes": [],
-                               "spec_dram_tb_s": spec.dram_tb_s.value if spec else None,
-                               "datasheet": _datasheet(spec, rig.info["name"])}
+    results: dict[str, Any] = {
+        "copy": copy,
+        "shapes": [],
+        "spec_dram_tb_s": spec.dram_tb_s.value if spec else None,
+        "datasheet": _datasheet(spec, rig.info["name"]),
+    }
     for rows, cols in shapes:
         gen = torch.Generator(device=rig.device).manual_seed(0)
-        g, u = (torch.randn(rows, cols, device=rig.device, dtype=torch.bfloat16, generator=gen)
-                for _ in range(2))
+        g, u = (
+            torch.randn(rows, cols, device=rig.device, dtype=torch.bfloat16, generator=gen)
+            for _ in range(2)
+        )
         graph = activation_chain(rows, cols, "bf16")
         fused_b = account(graph, fully_fused(graph)).traffic
         unfused_b = account(graph, unfused(graph)).traffic
@@ -201,28 +241,43 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
             "torch_eager": (lambda g=g, u=u: torch.nn.functional.silu(g) * u, unfused_b),
         }
         l2 = rig.info["l2_bytes"]
-        shape_res: dict[str, Any] = {"rows": rows, "cols": cols, "working_set_bytes": fused_b,
-                                     "fits_l2": l2 is not None and fused_b <= l2, "paths": {}}
+        shape_res: dict[str, Any] = {
+            "rows": rows,
+            "cols": cols,
+            "working_set_bytes": fused_b,
+            "fits_l2": l2 is not None and fused_b <= l2,
+            "paths": {},
+        }
         for name, (fn, model_bytes) in paths.items():
             log.info("gpu_swiglu: [%d, %d] %s: flushed, then unflushed ...", rows, cols, name)
-            res: dict[str, Any] = {"model_bytes": model_bytes,
-                                   "max_abs_err_vs_fp32": (fn().float() - ref).abs().max().item()}
+            res: dict[str, Any] = {
+                "model_bytes": model_bytes,
+                "max_abs_err_vs_fp32": (fn().float() - ref).abs().max().item(),
+            }
             for mode, timer in (("flushed", rig.flushed), ("unflushed", rig.unflushed)):
                 t = timer(fn)
                 gb_s = model_bytes / t["median_s"] / 1e9
-                res[mode] = {"timing": t, "gb_s": gb_s, "pct_copy": 100 * gb_s / copy["gb_s"],
-                             "beats_copy_bandwidth": gb_s > copy["gb_s"]}
+                res[mode] = {
+                    "timing": t,
+                    "gb_s": gb_s,
+                    "pct_copy": 100 * gb_s / copy["gb_s"],
+                    "beats_copy_bandwidth": gb_s > copy["gb_s"],
+                }
             shape_res["paths"][name] = res
         results["shapes"].append(shape_res)
     fused = results["shapes"][0]["paths"]["triton_fused"]["flushed"]["pct_copy"]
     return Measured(
         params={"dtype": "bf16", "shapes": [list(s) for s in shapes]},
-        method=_method("do_bench median (p20–p80), L2 flushed by zeroing 256 MB before each "
-                       "call; 'unflushed' = do_bench_cudagraph: a CUDA graph of back-to-back "
-                       "calls, nothing flushed; copy bandwidth = (read + written) / time of "
-                       f"a {nbytes // MiB} MiB device copy, flushed",
-                       l2_flushed="flushed rows: yes (256 MB zeroed); unflushed rows: no"),
-        results=results, targets=(Target.configured("gpu_fused_swiglu_bandwidth", fused),))
+        method=_method(
+            "do_bench median (p20–p80), L2 flushed by zeroing 256 MB before each "
+            "call; 'unflushed' = do_bench_cudagraph: a CUDA graph of back-to-back "
+            "calls, nothing flushed; copy bandwidth = (read + written) / time of "
+            f"a {nbytes // MiB} MiB device copy, flushed",
+            l2_flushed="flushed rows: yes (256 MB zeroed); unflushed rows: no",
+        ),
+        results=results,
+        targets=(Target.configured("gpu_fused_swiglu_bandwidth", fused),),
+    )
 
 
 @gpu_swiglu.derive
@@ -238,19 +293,37 @@ def _swiglu_values(e: Entry) -> dict[str, Any]:
                 values[f"{tag}_{name}_{mode}_pct_copy"] = res[mode]["pct_copy"]
         values[f"{tag}_speedup_fused_vs_eager"] = (
             paths["torch_eager"]["flushed"]["timing"]["median_s"]
-            / paths["triton_fused"]["flushed"]["timing"]["median_s"])
+            / paths["triton_fused"]["flushed"]["timing"]["median_s"]
+        )
     return values
 
 
 @gpu_swiglu.tabulate
 def _swiglu_tables(e: Entry) -> list[Table]:
-    rows = tuple((f"[{s['rows']}, {s['cols']}]", name, text(f"bench.l2.{mode}"),
-                  res["model_bytes"] / MiB, res[mode]["timing"]["median_s"] * 1e6,
-                  res[mode]["gb_s"], res[mode]["pct_copy"], s["fits_l2"])
-                 for s in e.results["shapes"] for name, res in s["paths"].items()
-                 for mode in ("flushed", "unflushed"))
-    return [Table(text("bench.swiglu.table"), _columns(
-        "shape", "path", "l2", "model_mib", "median_us", "gb_s", "pct_copy", "fits_l2"), rows)]
+    rows = tuple(
+        (
+            f"[{s['rows']}, {s['cols']}]",
+            name,
+            text(f"bench.l2.{mode}"),
+            res["model_bytes"] / MiB,
+            res[mode]["timing"]["median_s"] * 1e6,
+            res[mode]["gb_s"],
+            res[mode]["pct_copy"],
+            s["fits_l2"],
+        )
+        for s in e.results["shapes"]
+        for name, res in s["paths"].items()
+        for mode in ("flushed", "unflushed")
+    )
+    return [
+        Table(
+            text("bench.swiglu.table"),
+            _columns(
+                "shape", "path", "l2", "model_mib", "median_us", "gb_s", "pct_copy", "fits_l2"
+            ),
+            rows,
+        )
+    ]
 
 
 # ---------------------------------------------------------------------- FlashAttention
@@ -259,10 +332,15 @@ def _swiglu_tables(e: Entry) -> list[Table]:
 _FLASH = {"heads": 16, "tokens": 16384, "head_dim": 128}
 
 
-@experiment("gpu_flash", "cuda", full={"seq_lens": (1024, 2048, 4096, 8192, 16384), **_FLASH},
-            quick={"seq_lens": (1024, 2048, 4096), **_FLASH})
-def gpu_flash(rig: Rig, seq_lens: tuple[int, ...], heads: int, tokens: int,
-              head_dim: int) -> Measured:
+@experiment(
+    "gpu_flash",
+    "cuda",
+    full={"seq_lens": (1024, 2048, 4096, 8192, 16384), **_FLASH},
+    quick={"seq_lens": (1024, 2048, 4096), **_FLASH},
+)
+def gpu_flash(
+    rig: Rig, seq_lens: tuple[int, ...], heads: int, tokens: int, head_dim: int
+) -> Measured:
     """Forward TFLOP/s of the Triton FlashAttention against ``scaled_dot_product_attention``.
 
     bf16, not causal, batch = tokens / L (at least 1), so each size processes about the same
@@ -279,12 +357,21 @@ def gpu_flash(rig: Rig, seq_lens: tuple[int, ...], heads: int, tokens: int,
         batch = max(1, tokens // n)
         log.info("gpu_flash: L=%d, batch=%d, heads=%d, d=%d ...", n, batch, heads, head_dim)
         gen = torch.Generator(device=rig.device).manual_seed(0)
-        q, k, v = (torch.randn(batch, heads, n, head_dim, device=rig.device,
-                               dtype=torch.bfloat16, generator=gen) for _ in range(3))
+        q, k, v = (
+            torch.randn(
+                batch, heads, n, head_dim, device=rig.device, dtype=torch.bfloat16, generator=gen
+            )
+            for _ in range(3)
+        )
         flop = batch * heads * attention_flop(n, head_dim)
         diff = (kernels["flash"](q, k, v).float() - sdpa(q, k, v).float()).abs().max().item()
-        res: dict[str, Any] = {"seq_len": n, "batch": batch, "heads": heads, "flop": flop,
-                               "max_abs_diff_vs_sdpa": diff}
+        res: dict[str, Any] = {
+            "seq_len": n,
+            "batch": batch,
+            "heads": heads,
+            "flop": flop,
+            "max_abs_diff_vs_sdpa": diff,
+        }
         for name, fn in kernels.items():
             t = rig.flushed(lambda fn=fn, q=q, k=k, v=v: fn(q, k, v))  # type: ignore[misc]
             res[name] = {"timing": t, "tflop_s": flop / t["median_s"] / 1e12}
@@ -294,16 +381,32 @@ def gpu_flash(rig: Rig, seq_lens: tuple[int, ...], heads: int, tokens: int,
     at_goal = next((r for r in per_len if r["seq_len"] == goal["seq_len"]), None)
     spec = profile_for(rig.info["name"])
     return Measured(
-        params={"head_dim": head_dim, "heads": heads, "tokens_per_batch": tokens,
-                "dtype": "bf16", "causal": False, "seq_lens": list(seq_lens)},
-        method=_method("do_bench median (p20–p80), L2 flushed before each call; FLOP = 4 b h "
-                       "L² d; SDPA backend as PyTorch chooses it", l2_flushed=True),
-        results={"per_seq_len": per_len,
-                 "spec_bf16_tflops": spec.bf16_dense_tflops.value if spec else None,
-                 "datasheet": _datasheet(spec, rig.info["name"])},
-        targets=(Target.configured(
-            "gpu_flash_vs_sdpa_8192", at_goal["ratio"] if at_goal else None,
-            "" if at_goal else f"L={goal['seq_len']} not measured in this run"),))
+        params={
+            "head_dim": head_dim,
+            "heads": heads,
+            "tokens_per_batch": tokens,
+            "dtype": "bf16",
+            "causal": False,
+            "seq_lens": list(seq_lens),
+        },
+        method=_method(
+            "do_bench median (p20–p80), L2 flushed before each call; FLOP = 4 b h "
+            "L² d; SDPA backend as PyTorch chooses it",
+            l2_flushed=True,
+        ),
+        results={
+            "per_seq_len": per_len,
+            "spec_bf16_tflops": spec.bf16_dense_tflops.value if spec else None,
+            "datasheet": _datasheet(spec, rig.info["name"]),
+        },
+        targets=(
+            Target.configured(
+                "gpu_flash_vs_sdpa_8192",
+                at_goal["ratio"] if at_goal else None,
+                "" if at_goal else f"L={goal['seq_len']} not measured in this run",
+            ),
+        ),
+    )
 
 
 @gpu_flash.derive
@@ -311,23 +414,50 @@ def _flash_values(e: Entry) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for r in e.results["per_seq_len"]:
         n = r["seq_len"]
-        values.update({f"flash_tflop_s_{n}": r["flash"]["tflop_s"],
-                       f"sdpa_tflop_s_{n}": r["sdpa"]["tflop_s"], f"ratio_{n}": r["ratio"]})
+        values.update(
+            {
+                f"flash_tflop_s_{n}": r["flash"]["tflop_s"],
+                f"sdpa_tflop_s_{n}": r["sdpa"]["tflop_s"],
+                f"ratio_{n}": r["ratio"],
+            }
+        )
     return values
 
 
 @gpu_flash.tabulate
 def _flash_tables(e: Entry) -> list[Table]:
     peak = e.results["spec_bf16_tflops"]
-    rows = tuple((r["seq_len"], r["batch"], r["flash"]["timing"]["median_s"] * 1e3,
-                  r["flash"]["tflop_s"], r["sdpa"]["timing"]["median_s"] * 1e3,
-                  r["sdpa"]["tflop_s"], r["ratio"],
-                  100 * r["flash"]["tflop_s"] / peak if peak else None,
-                  r["max_abs_diff_vs_sdpa"]) for r in e.results["per_seq_len"])
-    return [Table(text("bench.flash.table", d=e.params["head_dim"], heads=e.params["heads"]),
-                  _columns("seq_len", "batch", "triton_ms", "triton_tflops", "sdpa_ms",
-                           "sdpa_tflops", "triton_vs_sdpa", "pct_datasheet", "max_diff_sdpa"),
-                  rows)]
+    rows = tuple(
+        (
+            r["seq_len"],
+            r["batch"],
+            r["flash"]["timing"]["median_s"] * 1e3,
+            r["flash"]["tflop_s"],
+            r["sdpa"]["timing"]["median_s"] * 1e3,
+            r["sdpa"]["tflop_s"],
+            r["ratio"],
+            100 * r["flash"]["tflop_s"] / peak if peak else None,
+            r["max_abs_diff_vs_sdpa"],
+        )
+        for r in e.results["per_seq_len"]
+    )
+    return [
+        Table(
+            text("bench.flash.table", d=e.params["head_dim"], heads=e.params["heads"]),
+            _columns(
+                "seq_len",
+                "batch",
+                "triton_ms",
+                "triton_tflops",
+                "sdpa_ms",
+                "sdpa_tflops",
+                "triton_vs_sdpa",
+                "pct_datasheet",
+                "max_diff_sdpa",
+            ),
+            rows,
+        )
+    ]
 
 
 # ------------------------------------------------------------------------ CUDA graphs
@@ -397,8 +527,9 @@ def _capture(fn: Callable[[], torch.Tensor]) -> Callable[[], None]:
     return graph.replay
 
 
-def _host_time(fn: Callable[[], object], runs: int, reps: int,
-               sync: Callable[[], None]) -> dict[str, Any]:
+def _host_time(
+    fn: Callable[[], object], runs: int, reps: int, sync: Callable[[], None]
+) -> dict[str, Any]:
     """Seconds to *issue* ``runs`` calls (host side) and to finish them (with a sync)."""
     issue, total = [], []
     for _ in range(5):
@@ -428,8 +559,12 @@ def _profile_counts(fn: Callable[[], object], runs: int) -> dict[str, Any]:
     return _classify(prof.events())
 
 
-@experiment("gpu_graphs", "cuda", full={"rows": 64, "d_model": 1024, "d_ff": 4096, "reps": 100},
-            quick={"rows": 64, "d_model": 1024, "d_ff": 4096, "reps": 20})
+@experiment(
+    "gpu_graphs",
+    "cuda",
+    full={"rows": 64, "d_model": 1024, "d_ff": 4096, "reps": 100},
+    quick={"rows": 64, "d_model": 1024, "d_ff": 4096, "reps": 20},
+)
 def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measured:
     """Three FFN runs eager, replayed from a CUDA graph, fused, fused and replayed.
 
@@ -456,8 +591,12 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
         return ffn(ffn.x, fused=True, swiglu=swiglu)
 
     log.info("gpu_graphs: capturing graphs ...")
-    configs = {"eager": eager, "graph": rig.capture(eager), "fused": fused,
-               "fused+graph": rig.capture(fused)}
+    configs = {
+        "eager": eager,
+        "graph": rig.capture(eager),
+        "fused": fused,
+        "fused+graph": rig.capture(fused),
+    }
     results: dict[str, Any] = {}
     for name, fn in configs.items():
         log.info("gpu_graphs: %s: profiling %d runs, then timing the host ...", name, runs)
@@ -466,13 +605,23 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
         rig.sync()
         results[name] = rig.profile(fn, runs) | {"host": _host_time(fn, runs, reps, rig.sync)}
     return Measured(
-        params={"runs": runs, "rows": rows, "d_model": d_model, "d_ff": d_ff, "dtype": "bf16",
-                "fused_kernel": "infrabook.kernels.swiglu"},
-        method=_method(f"counts from torch.profiler over {runs} runs (host launch calls, "
-                       "graph launches, device kernel events); host time = perf_counter to "
-                       f"issue {runs} runs (median of {reps}), total adds the synchronize",
-                       timer="time.perf_counter", l2_flushed=False),
-        results=results)
+        params={
+            "runs": runs,
+            "rows": rows,
+            "d_model": d_model,
+            "d_ff": d_ff,
+            "dtype": "bf16",
+            "fused_kernel": "infrabook.kernels.swiglu",
+        },
+        method=_method(
+            f"counts from torch.profiler over {runs} runs (host launch calls, "
+            "graph launches, device kernel events); host time = perf_counter to "
+            f"issue {runs} runs (median of {reps}), total adds the synchronize",
+            timer="time.perf_counter",
+            l2_flushed=False,
+        ),
+        results=results,
+    )
 
 
 @gpu_graphs.derive
@@ -480,11 +629,15 @@ def _graphs_values(e: Entry) -> dict[str, Any]:
     values: dict[str, Any] = {"runs": e.params["runs"]}
     for name, c in e.results.items():
         key = name.replace("+", "_")
-        values.update({f"{key}_host_launches": c["host_launches"],
-                       f"{key}_graph_launches": c["graph_launches"],
-                       f"{key}_kernels": c["kernels"],
-                       f"{key}_issue_us": c["host"]["issue"]["median_s"] * 1e6,
-                       f"{key}_total_us": c["host"]["total"]["median_s"] * 1e6})
+        values.update(
+            {
+                f"{key}_host_launches": c["host_launches"],
+                f"{key}_graph_launches": c["graph_launches"],
+                f"{key}_kernels": c["kernels"],
+                f"{key}_issue_us": c["host"]["issue"]["median_s"] * 1e6,
+                f"{key}_total_us": c["host"]["total"]["median_s"] * 1e6,
+            }
+        )
     values["host_saved_us_graph"] = values["eager_issue_us"] - values["graph_issue_us"]
     values["host_saved_us_fused_graph"] = values["eager_issue_us"] - values["fused_graph_issue_us"]
     return values
@@ -493,13 +646,35 @@ def _graphs_values(e: Entry) -> dict[str, Any]:
 @gpu_graphs.tabulate
 def _graphs_tables(e: Entry) -> list[Table]:
     article = {c.name: c for c in article_launch_counts()}
-    rows = tuple((name, c["host_launches"], c["graph_launches"], c["kernels"],
-                  article[name].host_submissions, article[name].kernels,
-                  c["host"]["issue"]["median_s"] * 1e6, c["host"]["total"]["median_s"] * 1e6)
-                 for name, c in e.results.items())
-    return [Table(text("bench.graphs.table", runs=e.params["runs"]), _columns(
-        "configuration", "host_launches", "graph_launches", "device_kernels", "article_host",
-        "article_kernels", "issue_us", "total_us"), rows)]
+    rows = tuple(
+        (
+            name,
+            c["host_launches"],
+            c["graph_launches"],
+            c["kernels"],
+            article[name].host_submissions,
+            article[name].kernels,
+            c["host"]["issue"]["median_s"] * 1e6,
+            c["host"]["total"]["median_s"] * 1e6,
+        )
+        for name, c in e.results.items()
+    )
+    return [
+        Table(
+            text("bench.graphs.table", runs=e.params["runs"]),
+            _columns(
+                "configuration",
+                "host_launches",
+                "graph_launches",
+                "device_kernels",
+                "article_host",
+                "article_kernels",
+                "issue_us",
+                "total_us",
+            ),
+            rows,
+        )
+    ]
 
 
 # ------------------------------------------------------------------------- persistent
@@ -518,8 +693,10 @@ def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
 
     rows, cols = shape
     gen = torch.Generator(device=rig.device).manual_seed(0)
-    g, u = (torch.randn(rows, cols, device=rig.device, dtype=torch.bfloat16, generator=gen)
-            for _ in range(2))
+    g, u = (
+        torch.randn(rows, cols, device=rig.device, dtype=torch.bfloat16, generator=gen)
+        for _ in range(2)
+    )
     graph = activation_chain(rows, cols, "bf16")
     nbytes = account(graph, fully_fused(graph)).traffic
     sms = rig.info["sm_count"]
@@ -534,29 +711,51 @@ def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
         log.info("gpu_persistent: %s ...", name)
         launch = fn()
         t = rig.flushed(fn)
-        results[name] = {"programs": launch.programs, "tiles": launch.tiles, "timing": t,
-                         "gb_s": nbytes / t["median_s"] / 1e9,
-                         "equal_to_per_tile": bool(torch.equal(launch.z, z_ref))}
+        results[name] = {
+            "programs": launch.programs,
+            "tiles": launch.tiles,
+            "timing": t,
+            "gb_s": nbytes / t["median_s"] / 1e9,
+            "equal_to_per_tile": bool(torch.equal(launch.z, z_ref)),
+        }
     return Measured(
         params={"rows": rows, "cols": cols, "dtype": "bf16", "sm_count": sms},
-        method=_method("do_bench median (p20–p80), L2 flushed before each call",
-                       l2_flushed=True),
-        results=results)
+        method=_method("do_bench median (p20–p80), L2 flushed before each call", l2_flushed=True),
+        results=results,
+    )
 
 
 @gpu_persistent.derive
 def _persistent_values(e: Entry) -> dict[str, Any]:
     values: dict[str, Any] = {"sm_count": e.params["sm_count"]}
     for name, r in e.results.items():
-        values.update({f"{name}_us": r["timing"]["median_s"] * 1e6, f"{name}_gb_s": r["gb_s"],
-                       f"{name}_programs": r["programs"]})
+        values.update(
+            {
+                f"{name}_us": r["timing"]["median_s"] * 1e6,
+                f"{name}_gb_s": r["gb_s"],
+                f"{name}_programs": r["programs"],
+            }
+        )
     return values
 
 
 @gpu_persistent.tabulate
 def _persistent_tables(e: Entry) -> list[Table]:
-    rows = tuple((name, r["programs"], r["tiles"], r["timing"]["median_s"] * 1e6, r["gb_s"],
-                  r["equal_to_per_tile"]) for name, r in e.results.items())
-    return [Table(text("bench.persistent.table", rows=e.params["rows"], cols=e.params["cols"]),
-                  _columns("variant", "programs", "tiles", "median_us", "gb_s", "bitwise_equal"),
-                  rows)]
+    rows = tuple(
+        (
+            name,
+            r["programs"],
+            r["tiles"],
+            r["timing"]["median_s"] * 1e6,
+            r["gb_s"],
+            r["equal_to_per_tile"],
+        )
+        for name, r in e.results.items()
+    )
+    return [
+        Table(
+            text("bench.persistent.table", rows=e.params["rows"], cols=e.params["cols"]),
+            _columns("variant", "programs", "tiles", "median_us", "gb_s", "bitwise_equal"),
+            rows,
+        )
+    ]

@@ -85,8 +85,12 @@ def cpu_busy(interval: float) -> float:
 def host_load(sample_s: float = 0.25) -> dict[str, Any]:
     """Load average and the other processes' CPU use: other work on the machine skews times."""
     one, five, _ = psutil.getloadavg()
-    return {"loadavg_1m": round(one, 2), "loadavg_5m": round(five, 2), "cores": usable_cores(),
-            "others_busy_fraction": round(cpu_busy(sample_s), 3) if sample_s > 0 else None}
+    return {
+        "loadavg_1m": round(one, 2),
+        "loadavg_5m": round(five, 2),
+        "cores": usable_cores(),
+        "others_busy_fraction": round(cpu_busy(sample_s), 3) if sample_s > 0 else None,
+    }
 
 
 def versions() -> dict[str, str | None]:
@@ -116,10 +120,12 @@ def git_info() -> dict[str, Any]:
     """The commit checked out in the current directory and whether the work tree had changes
     (untracked files included); ``commit`` None outside a git checkout."""
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                                timeout=10, check=True).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain"], capture_output=True,
-                                text=True, timeout=30, check=True).stdout
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain"], capture_output=True, text=True, timeout=30, check=True
+        ).stdout
     except (OSError, subprocess.SubprocessError) as err:
         return {"commit": None, "dirty": None, "error": f"{type(err).__name__}: {err}"}
     return {"commit": commit, "dirty": bool(status.strip())}

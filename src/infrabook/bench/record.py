@@ -41,8 +41,10 @@ class RecordError(ValueError):
     """A record file that is not a readable record of this schema."""
 
     def __init__(self, path: Path, why: str) -> None:
-        super().__init__(f"benchmark record {path}: {why}; it was left as it is (rerun "
-                         "`nox -s bench`, or restore it with git)")
+        super().__init__(
+            f"benchmark record {path}: {why}; it was left as it is (rerun "
+            "`nox -s bench`, or restore it with git)"
+        )
         self.path = path
 
 
@@ -97,16 +99,18 @@ class Target(_Fields):
     def configured(cls, id: str, measured: float | None, note: str = "") -> Target:
         """The target ``id`` of ``conf/bench_targets.toml`` with what was measured."""
         t = config.bench_targets()[id]
-        return cls(id, t["description"], measured, t["threshold"], t["comparison"], t["unit"],
-                   note)
+        return cls(id, t["description"], measured, t["threshold"], t["comparison"], t["unit"], note)
 
     @property
     def met(self) -> bool | None:
         """Whether the target was met; None when nothing was measured."""
         if self.measured is None:
             return None
-        return self.measured >= self.threshold if self.comparison == ">=" else (
-            self.measured <= self.threshold)
+        return (
+            self.measured >= self.threshold
+            if self.comparison == ">="
+            else (self.measured <= self.threshold)
+        )
 
     @property
     def margin(self) -> float | None:
@@ -116,8 +120,11 @@ class Target(_Fields):
     @property
     def ratio(self) -> float | None:
         """Measured / threshold."""
-        return None if self.measured is None or not self.threshold else (
-            self.measured / self.threshold)
+        return (
+            None
+            if self.measured is None or not self.threshold
+            else (self.measured / self.threshold)
+        )
 
 
 @dataclass(frozen=True)
@@ -194,8 +201,9 @@ def from_json(data: Any) -> Record:
     if not isinstance(data, dict):
         raise ValueError("the file is not a JSON object")
     if data.get("schema") != SCHEMA:
-        raise ValueError(f"schema {data.get('schema')!r}, this version of infrabook reads "
-                         f"schema {SCHEMA}")
+        raise ValueError(
+            f"schema {data.get('schema')!r}, this version of infrabook reads schema {SCHEMA}"
+        )
     experiments = data.get("experiments")
     if not isinstance(experiments, dict):
         raise ValueError("it has no 'experiments' object")
@@ -257,8 +265,14 @@ def utc_now() -> str:
 
 def provenance(device: dict[str, Any], *, quick: bool) -> Provenance:
     """Where, with what and when an experiment runs: now, here."""
-    return Provenance(device=device, versions=host.versions(), git=dict(host.git_info()),
-                      date=utc_now(), quick=quick, host_load=host.host_load())
+    return Provenance(
+        device=device,
+        versions=host.versions(),
+        git=dict(host.git_info()),
+        date=utc_now(),
+        quick=quick,
+        host_load=host.host_load(),
+    )
 
 
 def read(path: Path) -> Record | None:
@@ -312,6 +326,7 @@ def merge(device: str, entry: Entry, folder: Path | None = None) -> Path:
     experiments = dict(old.experiments) if old else {}
     experiments[entry.name] = entry
     ordered = {k: experiments[k] for k in EXPERIMENTS if k in experiments}
-    write_atomic(path, {"schema": SCHEMA, "device": device, "updated": utc_now(),
-                        "experiments": ordered})
+    write_atomic(
+        path, {"schema": SCHEMA, "device": device, "updated": utc_now(), "experiments": ordered}
+    )
     return path

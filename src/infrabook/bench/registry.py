@@ -6,7 +6,8 @@ from infrabook.bench import cpu, gpu  # noqa: F401 - declaring them registers th
 from infrabook.bench.experiment import REGISTERED, Experiment
 
 EXPERIMENTS: dict[str, Experiment] = {
-    e.name: e for e in sorted(REGISTERED.values(), key=lambda e: e.device != "cpu")}
+    e.name: e for e in sorted(REGISTERED.values(), key=lambda e: e.device != "cpu")
+}
 CPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cpu")
 GPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cuda")
 
@@ -20,5 +21,6 @@ def get(name: str) -> Experiment:
     try:
         return EXPERIMENTS[name]
     except KeyError:
-        raise ValueError(f"unknown experiment {name!r}: expected one of "
-                         f"{', '.join(EXPERIMENTS)}") from None
+        raise ValueError(
+            f"unknown experiment {name!r}: expected one of {', '.join(EXPERIMENTS)}"
+        ) from None

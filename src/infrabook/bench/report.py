@@ -65,8 +65,9 @@ def devices(*, folder: Path | str | None = None) -> list[str]:
     return sorted(present, key=lambda n: (n != "cpu", n))
 
 
-def _resolve(experiment: str, device: str | None, folder: Path | str | None
-             ) -> tuple[str | None, Entry | None]:
+def _resolve(
+    experiment: str, device: str | None, folder: Path | str | None
+) -> tuple[str | None, Entry | None]:
     """The device to read and the experiment's entry there (None when absent).
 
     ``device=None``: ``cpu`` for the CPU experiments; for the GPU ones the first GPU record
@@ -95,8 +96,12 @@ def provenance_line(entry: Entry) -> str:
     prov = entry.provenance
     dev = prov.device
     if dev.get("kind") == "cuda":
-        where = text("bench.prov.gpu", name=dev.get("name"), sms=dev.get("sm_count"),
-                     driver=dev.get("driver"))
+        where = text(
+            "bench.prov.gpu",
+            name=dev.get("name"),
+            sms=dev.get("sm_count"),
+            driver=dev.get("driver"),
+        )
     else:
         where = text("bench.prov.cpu", name=dev.get("name"), cores=dev.get("usable_cores"))
     v = prov.versions
@@ -104,8 +109,12 @@ def provenance_line(entry: Entry) -> str:
     commit = (prov.git.get("commit") or text("word.unknown"))[:10]
     if prov.git.get("dirty"):
         commit += text("bench.prov.dirty")
-    parts = [text("bench.prov.measured", where=where), libs,
-             text("bench.prov.commit", commit=commit), prov.date]
+    parts = [
+        text("bench.prov.measured", where=where),
+        libs,
+        text("bench.prov.commit", commit=commit),
+        prov.date,
+    ]
     load_ = prov.host_load
     if load_.get("loadavg_1m") is not None:
         parts.append(text("bench.prov.load", load=load_["loadavg_1m"], cores=load_.get("cores")))
@@ -144,8 +153,9 @@ class Display:
     __repr__ = __str__
 
 
-def show(experiment: str, device: str | None = None, *,
-         folder: Path | str | None = None) -> Display:
+def show(
+    experiment: str, device: str | None = None, *, folder: Path | str | None = None
+) -> Display:
     """The experiment's tables with one provenance line, or a short note why there are none.
 
     ``device=None`` is ``"cpu"`` for the CPU experiments and, for the GPU ones, the first
@@ -165,20 +175,31 @@ def render(entry: Entry, where: str) -> Display:
     """Display one experiment entry: a recorded one, or one a page just measured live."""
     title = f"{entry.title} · {where}"
     if entry.status != "ok":
-        return Display(title=title, provenance=provenance_line(entry),
-                       message=text("bench.not_run", reason=entry.reason or entry.status))
-    return Display(title=title, tables=get(entry.name).tables(entry),
-                   provenance=provenance_line(entry))
+        return Display(
+            title=title,
+            provenance=provenance_line(entry),
+            message=text("bench.not_run", reason=entry.reason or entry.status),
+        )
+    return Display(
+        title=title, tables=get(entry.name).tables(entry), provenance=provenance_line(entry)
+    )
 
 
-def entry(experiment: str, device: str | None = None, *,
-          folder: Path | str | None = None) -> Entry | None:
+def entry(
+    experiment: str, device: str | None = None, *, folder: Path | str | None = None
+) -> Entry | None:
     """The entry of an experiment (None when absent), for what the tables do not show."""
     return _resolve(experiment, device, folder)[1]
 
 
-def value(experiment: str, key: str, device: str | None = None, *,
-          default: Any = _MISSING, folder: Path | str | None = None) -> Any:
+def value(
+    experiment: str,
+    key: str,
+    device: str | None = None,
+    *,
+    default: Any = _MISSING,
+    folder: Path | str | None = None,
+) -> Any:
     """One measured number (or word) of an experiment, derived from its results.
 
     Raises ``KeyError`` naming what is missing, unless ``default`` is given.
@@ -192,8 +213,9 @@ def value(experiment: str, key: str, device: str | None = None, *,
     if found is None or found.status != "ok":
         state = "not measured" if found is None else f"{found.status}: {found.reason}"
         raise KeyError(f"{experiment} on {where or 'any GPU'}: {state}")
-    raise KeyError(f"{experiment} on {where} has no value {key!r}; it has: "
-                   f"{', '.join(sorted(values))}")
+    raise KeyError(
+        f"{experiment} on {where} has no value {key!r}; it has: {', '.join(sorted(values))}"
+    )
 
 
 def targets(device: str | None = None, *, folder: Path | str | None = None) -> Display:
@@ -212,17 +234,35 @@ def targets(device: str | None = None, *, folder: Path | str | None = None) -> D
         for name, t in judged.get(goal["id"]) or [("—", None)]:
             met = None if t is None else t.met
             verdict = text(_VERDICT[met])
-            rows.append((name, goal["experiment"], goal["description"], threshold,
-                         None if met is None else f"{number_text(t.measured)}{unit}", verdict,
-                         None if met is None else f"{t.margin:+.3g}{unit}",
-                         (t.note if t is not None else "") or None))
-    columns = tuple(text(f"bench.col.{c}") for c in (
-        "record", "experiment", "target", "threshold", "measured", "verdict", "margin", "note"))
+            rows.append(
+                (
+                    name,
+                    goal["experiment"],
+                    goal["description"],
+                    threshold,
+                    None if met is None else f"{number_text(t.measured)}{unit}",
+                    verdict,
+                    None if met is None else f"{t.margin:+.3g}{unit}",
+                    (t.note if t is not None else "") or None,
+                )
+            )
+    columns = tuple(
+        text(f"bench.col.{c}")
+        for c in (
+            "record",
+            "experiment",
+            "target",
+            "threshold",
+            "measured",
+            "verdict",
+            "margin",
+            "note",
+        )
+    )
     return Display(title=text("bench.targets.title"), tables=[Table("", columns, tuple(rows))])
 
 
-def figure(experiment: str, device: str | None = None, *,
-           folder: Path | str | None = None) -> Any:
+def figure(experiment: str, device: str | None = None, *, folder: Path | str | None = None) -> Any:
     """A matplotlib figure of the measurement, or one that says it was not measured
     (figures exist for the experiments :data:`infrabook.plots.measured.FIGURES` names)."""
     from infrabook.plots import measured

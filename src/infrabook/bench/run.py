@@ -53,8 +53,9 @@ def select(only: Sequence[str] | None) -> list[str]:
         elif name in EXPERIMENTS:
             wanted.add(name)
         else:
-            raise SystemExit(f"unknown experiment {name!r}: expected cpu, gpu or one of "
-                             f"{', '.join(EXPERIMENTS)}")
+            raise SystemExit(
+                f"unknown experiment {name!r}: expected cpu, gpu or one of {', '.join(EXPERIMENTS)}"
+            )
     return [n for n in EXPERIMENTS if n in wanted]
 
 
@@ -80,21 +81,29 @@ def _verdicts(entries: list[Entry]) -> list[str]:
     for t in (t for e in entries for t in e.targets):
         verdict = {True: "MET", False: "MISSED", None: "NOT MEASURED"}[t.met]
         measured = "—" if t.measured is None else f"{t.measured:.3g}{t.unit}"
-        lines.append(f"{verdict:12} {t.description}: {measured} "
-                     f"(target {t.comparison} {t.threshold:g}{t.unit})")
+        lines.append(
+            f"{verdict:12} {t.description}: {measured} "
+            f"(target {t.comparison} {t.threshold:g}{t.unit})"
+        )
     return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite; 0 when every selected experiment finished, 1 otherwise."""
-    parser = argparse.ArgumentParser(prog="python -m infrabook.bench",
-                                     description="Run the infrabook benchmark suite.")
+    parser = argparse.ArgumentParser(
+        prog="python -m infrabook.bench", description="Run the infrabook benchmark suite."
+    )
     parser.add_argument("--quick", action="store_true", help="scaled-down sizes")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="cpu, gpu or experiments")
     parser.add_argument("--out", type=Path, help="folder for the records")
     parser.add_argument("--threads", type=int, help="torch threads")
-    parser.add_argument("--wait-quiet", type=float, default=0.0, metavar="S",
-                        help="wait up to S s for an idle CPU before each CPU experiment")
+    parser.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="wait up to S s for an idle CPU before each CPU experiment",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[bench] %(message)s", stream=sys.stderr)
     names = select(args.only)
@@ -106,8 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     out = args.out or record.bench_dir()
     gpu_device = None if gpu.unavailable_reason() else gpu.rig().info["slug"]
-    log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "",
-             out)
+    log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "", out)
     done: list[Entry] = []
     failed: list[str] = []
     for name in names:
@@ -116,8 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if experiment.device == "cpu":
             busy = wait_quiet(args.wait_quiet) if args.wait_quiet > 0 else host.cpu_busy(0.5)
             if busy > QUIET_BUSY:
-                log.warning("other processes keep %.0f%% of the CPUs busy: times will be "
-                            "slower and noisier (the record notes the load)", 100 * busy)
+                log.warning(
+                    "other processes keep %.0f%% of the CPUs busy: times will be "
+                    "slower and noisier (the record notes the load)",
+                    100 * busy,
+                )
         started = time.perf_counter()
         log.info("%s: start", name)
         try:
@@ -128,14 +139,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         if busy is not None:
             prov = entry.provenance
-            entry = dataclasses.replace(entry, provenance=dataclasses.replace(
-                prov, host_load=prov.host_load | {"others_busy_before": round(busy, 3)}))
-        device = (gpu_device if gpu_device is not None and experiment.device == "cuda"
-                  else "cpu")
+            entry = dataclasses.replace(
+                entry,
+                provenance=dataclasses.replace(
+                    prov, host_load=prov.host_load | {"others_busy_before": round(busy, 3)}
+                ),
+            )
+        device = gpu_device if gpu_device is not None and experiment.device == "cuda" else "cpu"
         path = record.merge(device, entry, out)
         done.append(entry)
-        log.info("%s: %s in %.1f s -> %s", name, entry.status, time.perf_counter() - started,
-                 path)
+        log.info("%s: %s in %.1f s -> %s", name, entry.status, time.perf_counter() - started, path)
         if gpu_device and experiment.device == "cuda":
             torch.cuda.empty_cache()
     for line in _verdicts(done):

@@ -106,7 +106,7 @@ def time_interleaved(
             candidates[name]()
     samples: dict[str, list[float]] = {name: [] for name in names}
     for rep in range(reps):
-        order = names[rep % len(names):] + names[:rep % len(names)]
+        order = names[rep % len(names) :] + names[: rep % len(names)]
         for name in order:
             if before is not None:
                 before()

@@ -57,12 +57,24 @@ def attention_memory(e: Entry, where: str) -> Figure:
     (ax,) = fig.axes
     per = e.results["per_seq_len"]
     ls = [r["seq_len"] for r in per]
-    ax.plot(ls, [r["naive_peak_bytes"] / MiB for r in per], marker="o",
-            label=text("bench.fig.naive_measured"))
-    ax.plot(ls, [r["predicted_naive_bytes"] / MiB for r in per], ls="--",
-            label=text("bench.fig.naive_model"))
-    ax.plot(ls, [r["blockwise_peak_bytes"] / MiB for r in per], marker="s",
-            label=text("bench.fig.block_measured"))
+    ax.plot(
+        ls,
+        [r["naive_peak_bytes"] / MiB for r in per],
+        marker="o",
+        label=text("bench.fig.naive_measured"),
+    )
+    ax.plot(
+        ls,
+        [r["predicted_naive_bytes"] / MiB for r in per],
+        ls="--",
+        label=text("bench.fig.naive_model"),
+    )
+    ax.plot(
+        ls,
+        [r["blockwise_peak_bytes"] / MiB for r in per],
+        marker="s",
+        label=text("bench.fig.block_measured"),
+    )
     _log2_ticks(ax, ls)
     ax.set_yscale("log")
     ax.set_xlabel(text("bench.fig.seq_len"))
@@ -80,8 +92,12 @@ def fusion(e: Entry, where: str) -> Figure:
     values = e.values
     left.bar(list(paths), [p["timing"]["median_s"] * 1e3 for p in paths.values()])
     if "eager" in paths:
-        left.axhline(paths["eager"]["timing"]["median_s"] * 1e3 / values["model_speedup"],
-                     ls="--", color=GREY, label=text("bench.fig.if_bytes"))
+        left.axhline(
+            paths["eager"]["timing"]["median_s"] * 1e3 / values["model_speedup"],
+            ls="--",
+            color=GREY,
+            label=text("bench.fig.if_bytes"),
+        )
         left.legend(loc="upper left")
     left.set_ylabel(text("bench.fig.median_ms"))
     left.set_title(text("bench.fig.time"))
@@ -90,8 +106,9 @@ def fusion(e: Entry, where: str) -> Figure:
     right.set_ylabel(text("bench.fig.gb_s"))
     right.set_title(text("bench.fig.bandwidth"))
     right.legend(loc="upper right")
-    fig.suptitle(text("bench.fig.fusion", rows=e.params["rows"], cols=e.params["cols"],
-                      where=where))
+    fig.suptitle(
+        text("bench.fig.fusion", rows=e.params["rows"], cols=e.params["cols"], where=where)
+    )
     return fig
 
 
@@ -119,9 +136,12 @@ def gpu_swiglu(e: Entry, where: str) -> Figure:
     names = list(shape["paths"])
     xs = range(len(names))
     for i, mode in enumerate(("flushed", "unflushed")):
-        ax.bar([x + (i - 0.5) * 0.4 for x in xs],
-               [shape["paths"][n][mode]["gb_s"] for n in names], width=0.4,
-               label=text(f"bench.l2.{mode}"))
+        ax.bar(
+            [x + (i - 0.5) * 0.4 for x in xs],
+            [shape["paths"][n][mode]["gb_s"] for n in names],
+            width=0.4,
+            label=text(f"bench.l2.{mode}"),
+        )
     ax.axhline(e.results["copy"]["gb_s"], ls="--", color=GREY, label=text("bench.fig.copy"))
     ax.set_xticks(list(xs), names)
     ax.set_ylabel(text("bench.fig.gb_s"))
@@ -131,8 +151,12 @@ def gpu_swiglu(e: Entry, where: str) -> Figure:
 
 
 FIGURES: dict[str, Callable[[Entry, str], Figure]] = {
-    "fusion": fusion, "attention_memory": attention_memory, "shapes": shapes,
-    "gpu_swiglu": gpu_swiglu, "gpu_flash": gpu_flash}
+    "fusion": fusion,
+    "attention_memory": attention_memory,
+    "shapes": shapes,
+    "gpu_swiglu": gpu_swiglu,
+    "gpu_flash": gpu_flash,
+}
 
 
 def figure(experiment: str, entry: Entry | None, where: str | None) -> Figure:
