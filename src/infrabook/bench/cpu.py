@@ -27,7 +27,7 @@ from infrabook import config
 from infrabook.attention_sizes import attention_sizes
 from infrabook.bench import host
 from infrabook.bench.dispatch import EAGER_OPS, FFN, count_runs
-from infrabook.bench.experiment import Measured, experiment, log
+from infrabook.bench.experiment import Measured, columns, experiment, log
 from infrabook.bench.record import Entry, Target
 from infrabook.bench.timing import CacheFlush, time_interleaved
 from infrabook.bucketing import (
@@ -357,19 +357,8 @@ def _fusion_tables(e: Entry) -> list[Table]:
     return [
         Table(
             text("bench.fusion.table", rows=p["rows"], cols=p["cols"], cores=p["threads"]),
-            tuple(
-                text(f"bench.col.{c}")
-                for c in (
-                    "path",
-                    "what",
-                    "median_ms",
-                    "spread_ms",
-                    "model_mib",
-                    "gb_s",
-                    "pct_copy",
-                    "speedup_eager",
-                    "model_speedup",
-                )
+            columns(
+                "path what median_ms spread_ms model_mib gb_s pct_copy speedup_eager model_speedup"
             ),
             tuple(rows),
         )
@@ -492,18 +481,9 @@ def _attention_tables(e: Entry) -> list[Table]:
     return [
         Table(
             text("bench.attention.table", d=p["head_dim"], bq=p["block_q"], bk=p["block_k"]),
-            tuple(
-                text(f"bench.col.{c}")
-                for c in (
-                    "seq_len",
-                    "model_naive_mib",
-                    "naive_peak_mib",
-                    "model_block_mib",
-                    "block_peak_mib",
-                    "block_pct",
-                    "allclose",
-                    "max_diff",
-                )
+            columns(
+                "seq_len model_naive_mib naive_peak_mib model_block_mib "
+                "block_peak_mib block_pct allclose max_diff"
             ),
             rows,
         )
@@ -550,9 +530,7 @@ def launches(
     return Measured(
         params={
             "runs": runs,
-            "rows": rows,
-            "d_model": d_model,
-            "d_ff": d_ff,
+            **ffn.shape,
             "fused_op": "infrabook_bench::swiglu (torch.library.custom_op)",
         },
         method={
@@ -599,10 +577,7 @@ def _launches_tables(e: Entry) -> list[Table]:
     return [
         Table(
             text("bench.launches.table", runs=e.params["runs"]),
-            tuple(
-                text(f"bench.col.{c}")
-                for c in ("configuration", "ops_one_run", "dispatches", "article_kernels")
-            ),
+            columns("configuration ops_one_run dispatches article_kernels"),
             rows,
         )
     ]
@@ -873,10 +848,7 @@ def _shapes_tables(e: Entry) -> list[Table]:
     tables = [
         Table(
             text("bench.shapes.sweep", k=p["k"], n=p["n"]),
-            tuple(
-                text(f"bench.col.{c}")
-                for c in ("rows", "median_ms", "gflop_s", "pct_best", "pct_peak")
-            ),
+            columns("rows median_ms gflop_s pct_best pct_peak"),
             tuple(
                 (
                     s["rows"],
@@ -895,18 +867,9 @@ def _shapes_tables(e: Entry) -> list[Table]:
                 calls=calls,
                 buckets=p["buckets"],
             ),
-            tuple(
-                text(f"bench.col.{c}")
-                for c in (
-                    "strategy",
-                    "rows_executed",
-                    "padding_pct",
-                    "group_ms",
-                    "spread_ms",
-                    "executed_gflop_s",
-                    "useful_gflop_s",
-                    "prep_ms",
-                )
+            columns(
+                "strategy rows_executed padding_pct group_ms "
+                "spread_ms executed_gflop_s useful_gflop_s prep_ms"
             ),
             tuple(
                 (
@@ -927,7 +890,7 @@ def _shapes_tables(e: Entry) -> list[Table]:
         tables.append(
             Table(
                 text("bench.shapes.cross"),
-                tuple(text(f"bench.col.{c}") for c in ("pair", "runs_star", "meaning")),
+                columns("pair runs_star meaning"),
                 tuple(
                     (
                         " / ".join(text(f"bench.strategy.{c[side]}") for side in ("a", "b")),

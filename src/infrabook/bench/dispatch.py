@@ -106,6 +106,7 @@ class FFN:
         def rand(*shape: int, scale: float = 1.0) -> torch.Tensor:
             return (torch.randn(*shape, generator=gen) * scale).to(dtype=dtype, device=device)
 
+        self.shape = {"rows": rows, "d_model": d_model, "d_ff": d_ff}
         self.x = rand(rows, d_model)
         self.w_gate = rand(d_model, d_ff, scale=d_model**-0.5)
         self.w_up = rand(d_model, d_ff, scale=d_model**-0.5)

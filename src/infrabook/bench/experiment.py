@@ -118,6 +118,15 @@ class Experiment:
         )
 
 
+def columns(keys: str) -> tuple[str, ...]:
+    """Table headers from space-separated keys (``bench.col.<key>`` in :mod:`infrabook.labels`).
+
+    >>> columns("rows gb_s")[1]
+    'GB/s'
+    """
+    return tuple(text(f"bench.col.{key}") for key in keys.split())
+
+
 def experiment(
     name: str, device: str, *, full: Mapping[str, Any], quick: Mapping[str, Any]
 ) -> Callable[[Callable[..., Measured]], Experiment]:

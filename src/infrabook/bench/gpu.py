@@ -29,7 +29,7 @@ from infrabook import config
 from infrabook.attention_sizes import attention_flop
 from infrabook.bench import host
 from infrabook.bench.dispatch import FFN
-from infrabook.bench.experiment import Measured, experiment, log
+from infrabook.bench.experiment import Measured, columns, experiment, log
 from infrabook.bench.record import Entry, Target, slug
 from infrabook.bench.timing import Timing
 from infrabook.checks import check_positive_int
@@ -182,10 +182,6 @@ def _method(summary: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _columns(*keys: str) -> tuple[str, ...]:
-    return tuple(text(f"bench.col.{k}") for k in keys)
-
-
 # --------------------------------------------------------------------------- SwiGLU
 
 
@@ -318,9 +314,7 @@ def _swiglu_tables(e: Entry) -> list[Table]:
     return [
         Table(
             text("bench.swiglu.table"),
-            _columns(
-                "shape", "path", "l2", "model_mib", "median_us", "gb_s", "pct_copy", "fits_l2"
-            ),
+            columns("shape path l2 model_mib median_us gb_s pct_copy fits_l2"),
             rows,
         )
     ]
@@ -444,16 +438,9 @@ def _flash_tables(e: Entry) -> list[Table]:
     return [
         Table(
             text("bench.flash.table", d=e.params["head_dim"], heads=e.params["heads"]),
-            _columns(
-                "seq_len",
-                "batch",
-                "triton_ms",
-                "triton_tflops",
-                "sdpa_ms",
-                "sdpa_tflops",
-                "triton_vs_sdpa",
-                "pct_datasheet",
-                "max_diff_sdpa",
+            columns(
+                "seq_len batch triton_ms triton_tflops "
+                "sdpa_ms sdpa_tflops triton_vs_sdpa pct_datasheet max_diff_sdpa"
             ),
             rows,
         )
@@ -607,9 +594,7 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
     return Measured(
         params={
             "runs": runs,
-            "rows": rows,
-            "d_model": d_model,
-            "d_ff": d_ff,
+            **ffn.shape,
             "dtype": "bf16",
             "fused_kernel": "infrabook.kernels.swiglu",
         },
@@ -662,15 +647,9 @@ def _graphs_tables(e: Entry) -> list[Table]:
     return [
         Table(
             text("bench.graphs.table", runs=e.params["runs"]),
-            _columns(
-                "configuration",
-                "host_launches",
-                "graph_launches",
-                "device_kernels",
-                "article_host",
-                "article_kernels",
-                "issue_us",
-                "total_us",
+            columns(
+                "configuration host_launches graph_launches device_kernels "
+                "article_host article_kernels issue_us total_us"
             ),
             rows,
         )
@@ -755,7 +734,7 @@ def _persistent_tables(e: Entry) -> list[Table]:
     return [
         Table(
             text("bench.persistent.table", rows=e.params["rows"], cols=e.params["cols"]),
-            _columns("variant", "programs", "tiles", "median_us", "gb_s", "bitwise_equal"),
+            columns("variant programs tiles median_us gb_s bitwise_equal"),
             rows,
         )
     ]

@@ -36,6 +36,7 @@ from typing import Any
 
 from infrabook import config
 from infrabook.bench import record
+from infrabook.bench.experiment import columns as experiment_columns
 from infrabook.bench.record import Entry, Record, RecordError
 from infrabook.bench.registry import CPU_EXPERIMENTS, get
 from infrabook.labels import text
@@ -246,19 +247,7 @@ def targets(device: str | None = None, *, folder: Path | str | None = None) -> D
                     (t.note if t is not None else "") or None,
                 )
             )
-    columns = tuple(
-        text(f"bench.col.{c}")
-        for c in (
-            "record",
-            "experiment",
-            "target",
-            "threshold",
-            "measured",
-            "verdict",
-            "margin",
-            "note",
-        )
-    )
+    columns = experiment_columns("record experiment target threshold measured verdict margin note")
     return Display(title=text("bench.targets.title"), tables=[Table("", columns, tuple(rows))])
 
 

@@ -25,9 +25,22 @@ def _log2_ticks(ax: Axes, xs: Sequence[int]) -> None:
     ax.minorticks_off()
 
 
-def _message(words: str) -> Figure:
-    fig, _ = new_figure(6.4, 1.6)
+def _single(width: float = 6.4, height: float = 3.6) -> tuple[Figure, Axes]:
+    fig, _ = new_figure(width, height)
     (ax,) = fig.axes
+    return fig, ax
+
+
+def _seq_len_axes(ax: Axes, seq_lens: Sequence[int], ylabel: str, title: str) -> None:
+    _log2_ticks(ax, seq_lens)
+    ax.set_xlabel(text("bench.fig.seq_len"))
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend()
+
+
+def _message(words: str) -> Figure:
+    fig, ax = _single(6.4, 1.6)
     ax.axis("off")
     ax.text(0.5, 0.5, words, ha="center", va="center", transform=ax.transAxes)
     return fig
@@ -35,8 +48,7 @@ def _message(words: str) -> Figure:
 
 def shapes(e: Entry, where: str) -> Figure:
     """Matmul GFLOP/s against rows, with the estimated peak of the cores."""
-    fig, _ = new_figure()
-    (ax,) = fig.axes
+    fig, ax = _single()
     sweep = e.results["sweep"]
     rows = [s["rows"] for s in sweep]
     ax.plot(rows, [s["gflop_s"] for s in sweep], marker="o", label=text("bench.fig.measured"))
@@ -53,8 +65,7 @@ def shapes(e: Entry, where: str) -> Figure:
 
 def attention_memory(e: Entry, where: str) -> Figure:
     """Peak memory of naive and blockwise attention against L, beside the model."""
-    fig, _ = new_figure()
-    (ax,) = fig.axes
+    fig, ax = _single()
     per = e.results["per_seq_len"]
     ls = [r["seq_len"] for r in per]
     ax.plot(
@@ -75,12 +86,9 @@ def attention_memory(e: Entry, where: str) -> Figure:
         marker="s",
         label=text("bench.fig.block_measured"),
     )
-    _log2_ticks(ax, ls)
     ax.set_yscale("log")
-    ax.set_xlabel(text("bench.fig.seq_len"))
-    ax.set_ylabel(text("bench.fig.peak_mib"))
-    ax.set_title(text("bench.fig.attention", d=e.params["head_dim"], where=where))
-    ax.legend()
+    title = text("bench.fig.attention", d=e.params["head_dim"], where=where)
+    _seq_len_axes(ax, ls, text("bench.fig.peak_mib"), title)
     return fig
 
 
@@ -114,24 +122,18 @@ def fusion(e: Entry, where: str) -> Figure:
 
 def gpu_flash(e: Entry, where: str) -> Figure:
     """TFLOP/s of the Triton kernel and of SDPA against L."""
-    fig, _ = new_figure()
-    (ax,) = fig.axes
+    fig, ax = _single()
     per = e.results["per_seq_len"]
     ls = [r["seq_len"] for r in per]
     ax.plot(ls, [r["flash"]["tflop_s"] for r in per], marker="o", label="Triton flash")
     ax.plot(ls, [r["sdpa"]["tflop_s"] for r in per], marker="s", label="PyTorch SDPA")
-    _log2_ticks(ax, ls)
-    ax.set_xlabel(text("bench.fig.seq_len"))
-    ax.set_ylabel("TFLOP/s")
-    ax.set_title(text("bench.fig.flash", d=e.params["head_dim"], where=where))
-    ax.legend()
+    _seq_len_axes(ax, ls, "TFLOP/s", text("bench.fig.flash", d=e.params["head_dim"], where=where))
     return fig
 
 
 def gpu_swiglu(e: Entry, where: str) -> Figure:
     """Model GB/s of each path at the article's shape, L2 flushed and not."""
-    fig, _ = new_figure()
-    (ax,) = fig.axes
+    fig, ax = _single()
     shape = e.results["shapes"][0]
     names = list(shape["paths"])
     xs = range(len(names))
