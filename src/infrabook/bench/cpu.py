@@ -354,15 +354,9 @@ def _fusion_tables(e: Entry) -> list[Table]:
                 )
             )
     p = e.params
-    return [
-        Table(
-            text("bench.fusion.table", rows=p["rows"], cols=p["cols"], cores=p["threads"]),
-            columns(
-                "path what median_ms spread_ms model_mib gb_s pct_copy speedup_eager model_speedup"
-            ),
-            tuple(rows),
-        )
-    ]
+    title = text("bench.fusion.table", rows=p["rows"], cols=p["cols"], cores=p["threads"])
+    keys = "path what median_ms spread_ms model_mib gb_s pct_copy speedup_eager model_speedup"
+    return [Table(title, columns(keys), tuple(rows))]
 
 
 # -------------------------------------------------------------------- attention memory
