@@ -146,6 +146,8 @@ def _measured(claim: dict, fused: bool) -> Recomputed:
     seconds = float(claim["stated"]) * 1e-6
     v = check_bandwidth_claim(acc.traffic, seconds, acc.footprint_bytes)
     fastest = v.fastest_dram
+    if fastest.dram_tb_s.value is None:
+        raise ValueError(f"{fastest.name} has no DRAM bandwidth in conf/hardware.toml")
     bound = acc.traffic / (fastest.dram_tb_s.value * 1e12) * 1e6
     return Recomputed(
         bound,

@@ -94,7 +94,7 @@ def _cmd_calc(args: argparse.Namespace) -> Any:
 def _cmd_fusion(args: argparse.Namespace) -> Any:
     graph = activation_chain(args.rows, args.cols, args.dtype, args.quant_dtype)
     ranked = rank_plans(graph)
-    rows = [("plan", "kernels", "traffic MiB", "peak MiB")]
+    rows: list[tuple[object, ...]] = [("plan", "kernels", "traffic MiB", "peak MiB")]
     rows += [(r.label, r.accounting.kernel_count, f"{mib(r.accounting.traffic):g}",
               f"{mib(r.accounting.peak_live_bytes):g}") for r in ranked]
     detail = [("kernel", "reads", "writes", "read MiB", "written MiB")]
@@ -130,7 +130,7 @@ def _cmd_attention(args: argparse.Namespace) -> Any:
 
 def _cmd_softmax(args: argparse.Namespace) -> Any:
     steps = trace(_floats(args.scores), _floats(args.values), args.block)
-    rows = [("block", "scores", "m", "l", "u", "r")]
+    rows: list[tuple[object, ...]] = [("block", "scores", "m", "l", "u", "r")]
     rows += [(s.index, ",".join(f"{x:g}" for x in s.scores), f"{s.state.m:.6g}",
               f"{s.state.l:.6g}", f"{float(s.state.u):.6g}", f"{float(s.r):.6g}") for s in steps]
     result = float(steps[-1].state.result)
@@ -140,7 +140,7 @@ def _cmd_softmax(args: argparse.Namespace) -> Any:
 
 def _cmd_launches(args: argparse.Namespace) -> Any:
     counts = launch_counts(args.runs, args.kernels_per_run, args.fused_kernels_per_run)
-    rows = [("config", "host submissions", "kernels")]
+    rows: list[tuple[object, ...]] = [("config", "host submissions", "kernels")]
     rows += [(c.name, c.host_submissions, c.kernels) for c in counts]
     return [asdict(c) for c in counts], text_table(rows)
 
@@ -153,7 +153,8 @@ def _scenario_for(args: argparse.Namespace) -> BucketingScenario:
 
 def _cmd_buckets(args: argparse.Namespace) -> Any:
     costs = _scenario_for(args).costs(args.rates)
-    rows = [("strategy", "rows executed", "padding", "MFU", "rate TFLOP/s", "time ms", "prep ms")]
+    rows: list[tuple[object, ...]] = [
+        ("strategy", "rows executed", "padding", "MFU", "rate TFLOP/s", "time ms", "prep ms")]
     rows += [(c.strategy.name, c.executed_rows, f"{c.padding_fraction:+.1%}",
               f"{c.strategy.mfu:.0%}", f"{c.rate_tflops:g}", f"{c.time_ms:.2f}",
               f"{c.strategy.prep_ms:g}") for c in costs]
