@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 from infrabook import config
 from infrabook.bench import cpu, host, record, report
 from infrabook.bench.record import Entry
-from infrabook.bench.registry import EXPERIMENTS
+from infrabook.bench.registry import EXPERIMENTS, get
 from infrabook.labels import text
 
 
@@ -73,11 +73,16 @@ def test_targets_table(fixture_record):
     rows = report.targets("cpu").tables[0].rows
     # every configured target appears once, measured or not
     assert [r[2] for r in rows] == [t["description"] for t in config.bench_targets().values()]
-    by_experiment = {r[1]: r for r in rows}
+    by_experiment = {r[1]: r for r in rows}  # by title, never the raw experiment id
+    by_experiment = {
+        name: by_experiment[get(name).title]
+        for name in EXPERIMENTS
+        if get(name).title in by_experiment
+    }
     assert by_experiment["fusion"][0] == "cpu"
     assert by_experiment["gpu_flash"][0] == "—"
     assert by_experiment["gpu_flash"][5] == text("bench.unmeasured")
-    assert text("bench.unmeasured") in {r[5] for r in rows if r[1] == "attention_memory"}
+    assert text("bench.unmeasured") in {r[5] for r in rows if r[1] == get("attention_memory").title}
 
 
 def test_a_skipped_gpu_note_in_the_cpu_record_is_not_a_measurement(bench_dir):

@@ -75,8 +75,8 @@ class Target(_Fields):
     """A target of ``conf/bench_targets.toml`` and what was measured; judged when read.
 
     >>> t = Target("x", "speed", 1.2, 1.6, ">=", "x")
-    >>> t.met, round(t.margin, 2), round(t.ratio, 2)
-    (False, -0.4, 0.75)
+    >>> t.met, round(t.margin, 2)
+    (False, -0.4)
     >>> Target("y", "peak", None, 0.05, "<=").met is None
     True
     """
@@ -116,15 +116,6 @@ class Target(_Fields):
     def margin(self) -> float | None:
         """Measured minus threshold."""
         return None if self.measured is None else self.measured - self.threshold
-
-    @property
-    def ratio(self) -> float | None:
-        """Measured / threshold."""
-        return (
-            None
-            if self.measured is None or not self.threshold
-            else (self.measured / self.threshold)
-        )
 
 
 @dataclass(frozen=True)

@@ -238,7 +238,7 @@ def targets(device: str | None = None, *, folder: Path | str | None = None) -> D
             rows.append(
                 (
                     name,
-                    goal["experiment"],
+                    get(goal["experiment"]).title,
                     goal["description"],
                     threshold,
                     None if met is None else f"{number_text(t.measured)}{unit}",
