@@ -1,5 +1,6 @@
 """Sessions: ``tests`` (pytest + doctests), ``docs`` (the executed site, checked), ``lint``
-(ruff), ``browser`` (the built site in headless Chromium), ``bench`` (benchmark records).
+(ruff, format check), ``typecheck`` (mypy), ``browser`` (the built site in headless
+Chromium), ``bench`` (benchmark records).
 
 Every session installs with ``constraints/cpu.txt``, which pins the CPU build of torch so a
 machine without a GPU never downloads CUDA wheels.
@@ -54,9 +55,17 @@ def browser(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff: lint."""
+    """ruff: lint, and check the formatting."""
     session.install("ruff")
     session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy on src/ (settings in pyproject.toml [tool.mypy])."""
+    session.install(*CONSTRAINTS, "-e", ".[kernels,test,bench,docs]", "mypy>=1.10")
+    session.run("mypy", *session.posargs)
 
 
 @nox.session
@@ -68,5 +77,5 @@ def bench(session: nox.Session) -> None:
     numexpr (a fused CPU path of the fusion experiment) comes with the ``bench`` extra; the
     suite records it as skipped where it is missing.
     """
-    session.install(*CONSTRAINTS, "-e", ".[kernels,test,bench]")
+    session.install(*CONSTRAINTS, "-e", ".[kernels,bench]")
     session.run("python", "-m", "infrabook.bench", *session.posargs)

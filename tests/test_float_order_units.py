@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from infrabook.checks import check_finite, check_positive_int
 from infrabook.float_order import compare_orders, exact_sum, sequential_sum
-from infrabook.units import check_finite_positive, check_positive_int
 
 
 def test_reordering_changes_an_fp32_sum():
@@ -50,7 +50,7 @@ def test_bad_sums(values, dtype, message):
 
 def test_numpy_integers_and_reals_are_accepted():
     assert check_positive_int("rows", np.int64(4)) == 4
-    assert check_finite_positive("peak", np.float32(2.5)) == 2.5
+    assert check_finite("peak", np.float32(2.5), positive=True) == 2.5
     with pytest.raises(ValueError, match=r"must be a positive integer, got 2\.0"):
         check_positive_int("rows", 2.0)
     with pytest.raises(ValueError, match="must be a positive integer, got True"):

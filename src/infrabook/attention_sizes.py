@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infrabook import config
-from infrabook.units import check_positive_int, dtype_bytes
+from infrabook.checks import check_positive_int
+from infrabook.units import dtype_bytes
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ Verdicts:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -23,9 +22,11 @@ from infrabook.bucketing import StrategyCost, article_bucketing, cost_lines
 from infrabook.crossover import crossover
 from infrabook.dataflow import Accounting, account, fully_fused, unfused
 from infrabook.ffn_chain import FUSE_FIRST_TWO, article_chain
+from infrabook.labels import text
 from infrabook.launches import article_launch_counts
 from infrabook.online_softmax import Ln, trace
 from infrabook.roofline import check_bandwidth_claim
+from infrabook.tables import number_text
 from infrabook.units import GiB, mib
 
 VERDICTS = ("matches", "rounded", "differs", "implausible")
@@ -42,6 +43,8 @@ class Recomputed:
     note: str = ""
     implausible: str | None = None
     unit: str | None = None
+    #: The value worked out the article's way, from its rounded intermediate figures.
+    as_article: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,13 +63,13 @@ class AuditRow:
 
     @property
     def recomputed_text(self) -> str:
-        """The recomputed value at a sensible precision."""
-        v = self.recomputed
-        if isinstance(v, Fraction):
-            return str(v)
-        if float(v).is_integer():
-            return f"{int(v)}"
-        return f"{v:.4g}"
+        """The recomputed value at a sensible precision (exact fractions as they are)."""
+        return number_text(self.recomputed, ".4g")
+
+    @property
+    def verdict_text(self) -> str:
+        """The verdict in the build's language."""
+        return text(f"verdict.{self.verdict}")
 
 
 def verdict(stated: str, value: float | Fraction) -> str:
@@ -125,10 +128,16 @@ def _crossing(i: int, j: int) -> Recomputed:
     unrounded = runs(exact, None)
     return Recomputed(
         unrounded,
-        f"from the article's rounded times ({exact[i].time_ms:.1f} / {exact[j].time_ms:.1f} ms)"
-        f" {runs(exact, 1):.1f}; from unrounded times at the stated rates "
-        f"{unrounded:.1f}; at MFU × {article_bucketing().peak_tflops} TFLOP/s "
-        f"{runs(peak, None):.1f}",
+        text(
+            "audit.note.crossing",
+            a=f"{exact[i].time_ms:.1f}",
+            b=f"{exact[j].time_ms:.1f}",
+            rounded=f"{runs(exact, 1):.1f}",
+            unrounded=f"{unrounded:.1f}",
+            peak=article_bucketing().peak_tflops,
+            at_peak=f"{runs(peak, None):.1f}",
+        ),
+        as_article=runs(exact, 1),
     )
 
 
@@ -137,122 +146,118 @@ def _measured(claim: dict, fused: bool) -> Recomputed:
     seconds = float(claim["stated"]) * 1e-6
     v = check_bandwidth_claim(acc.traffic, seconds, acc.footprint_bytes)
     fastest = v.fastest_dram
+    if fastest.dram_tb_s.value is None:
+        raise ValueError(f"{fastest.name} has no DRAM bandwidth in conf/hardware.toml")
     bound = acc.traffic / (fastest.dram_tb_s.value * 1e12) * 1e6
     return Recomputed(
         bound,
-        f"{mib(acc.traffic):.0f} MiB in {claim['stated']} μs {v.summary} "
-        f"(working set {mib(acc.footprint_bytes):.0f} MiB); shown: the lower bound on "
-        f"{fastest.name}",
+        text(
+            "audit.note.measured",
+            mib=f"{mib(acc.traffic):.0f}",
+            us=claim["stated"],
+            summary=v.summary,
+            working=f"{mib(acc.footprint_bytes):.0f}",
+            device=fastest.name,
+        ),
         implausible=None if v.plausible_from_dram else v.summary,
-        unit="μs (lower bound)",
+        unit=text("audit.unit.lower_bound"),
     )
 
 
-def _measured_speedup(claim: dict) -> Recomputed:
+def _measured_speedup() -> Recomputed:
     stated = {c["id"]: c for c in config.claims()}
     before, after = (stated[k] for k in ("fusion.measured_separate_us", "fusion.measured_fused_us"))
     ratio = float(before["stated"]) / float(after["stated"])
     model = _chain(False, False).traffic / _chain(False, True).traffic
-    doubtful = [c["stated"] for c in (before, after)
-                if _measured(c, fused=c is after).implausible]
+    doubtful = [c["stated"] for c in (before, after) if _measured(c, fused=c is after).implausible]
     note = f"{before['stated']} / {after['stated']} = {ratio:.2f}"
     if ratio > model:
-        note += (f", above the traffic model's {model:.2f}×: part of the time does not scale "
-                 "with bytes (a fixed cost per kernel, or the two runs at different "
-                 "bandwidths)")
+        note += text("audit.note.above_model", model=f"{model:.2f}")
     return Recomputed(
         ratio,
         note,
-        implausible=(f"rests on timings that exceed every listed DRAM bandwidth "
-                     f"({', '.join(doubtful)} μs)" if doubtful else None),
+        implausible=(text("audit.note.doubtful", us=", ".join(doubtful)) if doubtful else None),
     )
 
 
-_CHECKS: dict[str, Callable[[dict], Recomputed]] = {
-    "fusion.tensor_mib": lambda c: Recomputed(mib(article_chain().tensor("G").nbytes)),
-    "fusion.silu_kernel_mib": lambda c: Recomputed(
-        mib(_chain(False, False).kernels[0].bytes_moved)
-    ),
-    "fusion.mul_kernel_mib": lambda c: Recomputed(
-        mib(_chain(False, False).kernels[1].bytes_moved)
-    ),
-    "fusion.separate_mib": lambda c: Recomputed(mib(_chain(False, False).traffic)),
-    "fusion.fused_mib": lambda c: Recomputed(mib(_chain(False, True).traffic)),
-    "fusion.ratio": lambda c: Recomputed(
-        _chain(False, True).traffic / _chain(False, False).traffic
-    ),
-    "fusion.model_speedup": lambda c: Recomputed(
-        _chain(False, False).traffic / _chain(False, True).traffic
-    ),
-    "fusion.measured_separate_us": lambda c: _measured(c, fused=False),
-    "fusion.measured_fused_us": lambda c: _measured(c, fused=True),
-    "fusion.measured_speedup": _measured_speedup,
-    "boundary.per_intermediate_mib": lambda c: Recomputed(
-        mib(_two_fused().traffic - _chain(True, True).traffic),
-        f"156 − 108 = {mib(_chain(True, False).traffic - _two_fused().traffic):.0f} MiB too",
-    ),
-    "boundary.separate_mib": lambda c: Recomputed(mib(_chain(True, False).traffic)),
-    "boundary.two_fused_mib": lambda c: Recomputed(mib(_two_fused().traffic)),
-    "boundary.all_fused_mib": lambda c: Recomputed(mib(_chain(True, True).traffic)),
-    "boundary.traffic_saved_mib": lambda c: Recomputed(
-        mib(_chain(True, False).traffic - _chain(True, True).traffic)
-    ),
-    "boundary.peak_separate_mib": lambda c: Recomputed(mib(_chain(True, False).peak_live_bytes)),
-    "boundary.peak_fused_mib": lambda c: Recomputed(mib(_chain(True, True).peak_live_bytes)),
-    "boundary.peak_saved_mib": lambda c: Recomputed(
-        mib(_chain(True, False).peak_live_bytes - _chain(True, True).peak_live_bytes)
-    ),
-    "attention.qkvo_mib": lambda c: Recomputed(mib(article_attention().qkvo_bytes)),
-    "attention.s_mib": lambda c: Recomputed(mib(article_attention().score_bytes)),
-    "attention.p_mib": lambda c: Recomputed(mib(article_attention().score_bytes)),
-    "attention.io_mib": lambda c: Recomputed(mib(article_attention().io_traffic)),
-    "attention.intermediate_gib": lambda c: Recomputed(
-        article_attention().intermediate_traffic / GiB
-    ),
-    "softmax.first_l": lambda c: Recomputed(_softmax_steps()[0].state.l),
-    "softmax.first_u": lambda c: Recomputed(_softmax_steps()[0].state.u),
-    "softmax.r": lambda c: Recomputed(_softmax_steps()[1].r),
-    "softmax.l": lambda c: Recomputed(_softmax_steps()[1].state.l),
-    "softmax.u": lambda c: Recomputed(_softmax_steps()[1].state.u),
-    "softmax.result": lambda c: Recomputed(_softmax_steps()[-1].state.result),
-    **{
-        f"launches.{name}_{field}": (
-            lambda c, i=i, f=f: Recomputed(getattr(article_launch_counts()[i], f))
+@cache
+def recompute() -> dict[str, Recomputed]:
+    """Every number of the article that can be recomputed, by claim id (``conf/claims.toml``).
+
+    The one recomputation of the article: :func:`audit` judges it, ``infrabook calc`` prints it.
+
+    >>> r = recompute()
+    >>> r["fusion.separate_mib"].value, r["fusion.fused_mib"].value, r["softmax.result"].value
+    (120.0, 72.0, Fraction(7, 3))
+    """
+    claims = {c["id"]: c for c in config.claims()}
+    sep, fus = _chain(False, False), _chain(False, True)
+    sep3, two3, fus3 = _chain(True, False), _two_fused(), _chain(True, True)
+    att = article_attention()
+    first, second, last = _softmax_steps()[0], _softmax_steps()[1], _softmax_steps()[-1]
+    costs, peak_costs = _costs(), article_bucketing().costs("peak")
+    strategies = article_bucketing().strategies
+    out = {
+        "fusion.tensor_mib": Recomputed(mib(article_chain().tensor("G").nbytes)),
+        "fusion.silu_kernel_mib": Recomputed(mib(sep.kernels[0].bytes_moved)),
+        "fusion.mul_kernel_mib": Recomputed(mib(sep.kernels[1].bytes_moved)),
+        "fusion.separate_mib": Recomputed(mib(sep.traffic)),
+        "fusion.fused_mib": Recomputed(mib(fus.traffic)),
+        "fusion.ratio": Recomputed(fus.traffic / sep.traffic),
+        "fusion.model_speedup": Recomputed(sep.traffic / fus.traffic),
+        "fusion.measured_separate_us": _measured(claims["fusion.measured_separate_us"], False),
+        "fusion.measured_fused_us": _measured(claims["fusion.measured_fused_us"], True),
+        "fusion.measured_speedup": _measured_speedup(),
+        "boundary.per_intermediate_mib": Recomputed(
+            mib(two3.traffic - fus3.traffic),
+            text("audit.note.per_intermediate", mib=f"{mib(sep3.traffic - two3.traffic):.0f}"),
+        ),
+        "boundary.separate_mib": Recomputed(mib(sep3.traffic)),
+        "boundary.two_fused_mib": Recomputed(mib(two3.traffic)),
+        "boundary.all_fused_mib": Recomputed(mib(fus3.traffic)),
+        "boundary.traffic_saved_mib": Recomputed(mib(sep3.traffic - fus3.traffic)),
+        "boundary.peak_separate_mib": Recomputed(mib(sep3.peak_live_bytes)),
+        "boundary.peak_fused_mib": Recomputed(mib(fus3.peak_live_bytes)),
+        "boundary.peak_saved_mib": Recomputed(mib(sep3.peak_live_bytes - fus3.peak_live_bytes)),
+        "attention.qkvo_mib": Recomputed(mib(att.qkvo_bytes)),
+        "attention.s_mib": Recomputed(mib(att.score_bytes)),
+        "attention.p_mib": Recomputed(mib(att.score_bytes)),
+        "attention.io_mib": Recomputed(mib(att.io_traffic)),
+        "attention.intermediate_gib": Recomputed(att.intermediate_traffic / GiB),
+        "softmax.first_l": Recomputed(first.state.l),
+        "softmax.first_u": Recomputed(first.state.u),
+        "softmax.r": Recomputed(second.r),
+        "softmax.l": Recomputed(second.state.l),
+        "softmax.u": Recomputed(second.state.u),
+        "softmax.result": Recomputed(last.state.result),
+        "bucketing.actual_rows": Recomputed(costs[0].actual_rows),
+        "bucketing.executed_rows": Recomputed(costs[1].executed_rows),
+        "bucketing.padding_pct": Recomputed(
+            costs[1].padding_fraction * 100,
+            text("audit.note.exactly", value=f"{costs[1].padding_fraction:.2%}"),
+        ),
+        "bucketing.mfu_ratio": Recomputed(strategies[1].mfu / strategies[0].mfu),
+        "crossover.generic_bucketed": _crossing(0, 1),
+        "crossover.bucketed_specialised": _crossing(1, 2),
+        "crossover.generic_specialised": _crossing(0, 2),
+    }
+    for i, counts in enumerate(article_launch_counts()):
+        name = ("eager", "graph", "fused", "fused_graph")[i]
+        out[f"launches.{name}_host"] = Recomputed(counts.host_submissions)
+        out[f"launches.{name}_kernels"] = Recomputed(counts.kernels)
+    for i, name in enumerate(("generic", "bucketed", "specialised")):
+        out[f"bucketing.{name}_rate"] = Recomputed(
+            peak_costs[i].rate_tflops, text("audit.note.rate", peak=article_bucketing().peak_tflops)
         )
-        for i, name in enumerate(("eager", "graph", "fused", "fused_graph"))
-        for field, f in (("host", "host_submissions"), ("kernels", "kernels"))
-    },
-    "bucketing.actual_rows": lambda c: Recomputed(_costs()[0].actual_rows),
-    "bucketing.executed_rows": lambda c: Recomputed(_costs()[1].executed_rows),
-    "bucketing.padding_pct": lambda c: Recomputed(
-        _costs()[1].padding_fraction * 100, f"exactly {_costs()[1].padding_fraction:.2%}"
-    ),
-    **{
-        f"bucketing.{name}_rate": (
-            lambda c, i=i: Recomputed(
-                article_bucketing().costs("peak")[i].rate_tflops,
-                "MFU × the stated peak 503.8 TFLOP/s; the article's rates are MFU × 500",
-            )
+        out[f"bucketing.{name}_ms"] = Recomputed(
+            costs[i].time_ms,
+            text(
+                "audit.note.time",
+                peak=article_bucketing().peak_tflops,
+                ms=f"{peak_costs[i].time_ms:.2f}",
+            ),
         )
-        for i, name in enumerate(("generic", "bucketed", "specialised"))
-    },
-    **{
-        f"bucketing.{name}_ms": (
-            lambda c, i=i: Recomputed(
-                _costs()[i].time_ms,
-                f"at the stated rate; at MFU × 503.8 TFLOP/s "
-                f"{article_bucketing().costs('peak')[i].time_ms:.2f} ms",
-            )
-        )
-        for i, name in enumerate(("generic", "bucketed", "specialised"))
-    },
-    "bucketing.mfu_ratio": lambda c: Recomputed(
-        article_bucketing().strategies[1].mfu / article_bucketing().strategies[0].mfu
-    ),
-    "crossover.generic_bucketed": lambda c: _crossing(0, 1),
-    "crossover.bucketed_specialised": lambda c: _crossing(1, 2),
-    "crossover.generic_specialised": lambda c: _crossing(0, 2),
-}
+    return out
 
 
 def audit() -> list[AuditRow]:
@@ -265,10 +270,11 @@ def audit() -> list[AuditRow]:
     'rounded'
     """
     rows = []
+    recomputed = recompute()
     for claim in config.claims():
-        if claim["id"] not in _CHECKS:
+        if claim["id"] not in recomputed:
             raise ValueError(f"claim {claim['id']!r} has no recomputation in infrabook.audit")
-        r = _CHECKS[claim["id"]](claim)
+        r = recomputed[claim["id"]]
         rows.append(
             AuditRow(
                 id=claim["id"],
@@ -280,7 +286,8 @@ def audit() -> list[AuditRow]:
                 recomputed_unit=r.unit or claim["unit"],
                 verdict="implausible" if r.implausible else verdict(claim["stated"], r.value),
                 note="; ".join(
-                    part for part in (r.note, r.implausible)
+                    part
+                    for part in (r.note, r.implausible)
                     if part and not (part is r.implausible and part in r.note)
                 ),
             )

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from infrabook import config
+from infrabook.checks import check_finite, check_fraction, check_positive_int
 from infrabook.crossover import Line
-from infrabook.units import check_finite_nonnegative, check_finite_positive, check_positive_int
 
 Calls = tuple[tuple[int, int], ...]  # (rows, number of calls)
 
@@ -101,10 +101,8 @@ def effective_rate_tflops(mfu: float, peak_tflops: float) -> float:
     >>> round(effective_rate_tflops(0.2, 503.8), 2)
     100.76
     """
-    peak = check_finite_positive("peak_tflops", peak_tflops)
-    if isinstance(mfu, bool) or not isinstance(mfu, int | float) or not 0 < mfu <= 1:
-        raise ValueError(f"mfu must be a fraction in (0, 1], got {mfu!r}")
-    return mfu * peak
+    peak = check_finite("peak_tflops", peak_tflops, positive=True)
+    return check_fraction("mfu", mfu) * peak
 
 
 def group_time_ms(rows: int, flop_per_row: float, rate_tflops: float) -> float:
@@ -116,8 +114,8 @@ def group_time_ms(rows: int, flop_per_row: float, rate_tflops: float) -> float:
     17.0
     """
     check_positive_int("rows", rows)
-    check_finite_nonnegative("flop_per_row", flop_per_row)
-    check_finite_positive("rate_tflops", rate_tflops)
+    check_finite("flop_per_row", flop_per_row)
+    check_finite("rate_tflops", rate_tflops, positive=True)
     return rows * flop_per_row / (rate_tflops * 1e12) * 1e3
 
 
@@ -133,8 +131,8 @@ class Strategy:
     article_rate_tflops: float | None = None
 
     def __post_init__(self) -> None:
-        effective_rate_tflops(self.mfu, 1.0)
-        check_finite_nonnegative(f"prep_ms of {self.name!r}", self.prep_ms)
+        check_fraction(f"mfu of {self.name!r}", self.mfu)
+        check_finite(f"prep_ms of {self.name!r}", self.prep_ms)
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,13 @@ import math
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from fractions import Fraction
 from typing import Any, NoReturn
 
 import numpy as np
 
 from infrabook import config
 from infrabook.attention_sizes import attention_sizes, flash_traffic
-from infrabook.audit import audit
+from infrabook.audit import audit, recompute
 from infrabook.bucketing import (
     BucketingScenario,
     article_bucketing,
@@ -28,13 +27,13 @@ from infrabook.bucketing import (
     parse_calls,
 )
 from infrabook.crossover import pairwise, parse_strategy, regimes
-from infrabook.dataflow import account, fully_fused, unfused
-from infrabook.ffn_chain import FUSE_FIRST_TWO, activation_chain
+from infrabook.ffn_chain import activation_chain
 from infrabook.fusion_search import rank_plans
 from infrabook.launches import launch_counts
 from infrabook.online_softmax import Ln, trace
 from infrabook.serialise import jsonable
-from infrabook.units import GiB, mib
+from infrabook.tables import text_table
+from infrabook.units import mib
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,51 +55,36 @@ def _ints(text: str) -> list[int]:
         raise ValueError(f"cannot read {text!r}: expected comma-separated integers") from None
 
 
-def _table(rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-                     for r in cells)
-
-
 def calc_lines() -> list[str]:
-    """The article's section 6 recomputation, line by line, from ``conf/``.
+    """The article's section 6 output, line by line, formatted from :func:`recompute`.
 
     >>> print(calc_lines()[0])
     融合: 分开 120 MiB → 融合 72 MiB(比 0.60,理论 1.67×);三步 156/108/60 MiB
     """
+    r = {key: rec.value for key, rec in recompute().items()}
     s = config.scenarios()
-    chain = s["ffn_chain"]
-    two = activation_chain(chain["rows"], chain["cols"], chain["dtype"])
-    three = activation_chain(chain["rows"], chain["cols"], chain["dtype"], chain["quant_dtype"])
-    sep, fus = account(two, unfused(two)), account(two, fully_fused(two))
-    sep3, fus3 = account(three, unfused(three)), account(three, fully_fused(three))
-    mid3 = account(three, FUSE_FIRST_TWO)
-    att = s["attention"]
-    a = attention_sizes(att["seq_len"], att["head_dim"], att["dtype"], att["score_dtype"])
-    sm = s["online_softmax"]
-    steps = trace([Ln(w) for w in sm["score_exps"]], [Fraction(v) for v in sm["values"]],
-                  sm["block"])
-    last = steps[-1]
-    scores = ",".join(str(st) for step in steps for st in step.scores).replace("ln(2)", "ln2")
+    att, sm = s["attention"], s["online_softmax"]
+    scores = ",".join(str(Ln(w)) for w in sm["score_exps"]).replace("ln(2)", "ln2")
     values = ",".join(str(v) for v in sm["values"])
-    lines = cost_lines(article_bucketing().costs("article"), digits=1, label=True)
-    cross = {(c.a, c.b): c.runs for c in pairwise(lines)}
-    g, b, p = (line.name for line in lines)
+    g, b, p = (st.label for st in article_bucketing().strategies)
+    cross = {key: rec.as_article for key, rec in recompute().items() if key.startswith("cross")}
     return [
-        f"融合: 分开 {mib(sep.traffic):.0f} MiB → 融合 {mib(fus.traffic):.0f} MiB"
-        f"(比 {fus.traffic / sep.traffic:.2f},理论 {sep.traffic / fus.traffic:.2f}×);"
-        f"三步 {mib(sep3.traffic):.0f}/{mib(mid3.traffic):.0f}/{mib(fus3.traffic):.0f} MiB",
-        f"峰值: 分开 {mib(sep3.peak_live_bytes):.0f} MiB vs 全融合 "
-        f"{mib(fus3.peak_live_bytes):.0f} MiB(读写 -{mib(sep3.traffic - fus3.traffic):.0f} MiB,"
-        f"峰值只 -{mib(sep3.peak_live_bytes - fus3.peak_live_bytes):.0f} MiB)",
-        f"FlashAttention(L={a.seq_len},d={a.head_dim},{a.dtype.upper()}): QKV/O 各 "
-        f"{mib(a.qkvo_bytes):.0f} MiB;S、P 各 {mib(a.score_bytes):.0f} MiB → 中间读写 "
-        f"{a.intermediate_traffic / GiB:.1f} GiB(S、P 各写读一次)",
-        f"在线 softmax: [{scores}]/[{values}] → r={float(last.r)} → ℓ'={float(last.state.l)}, "
-        f"u'={float(last.state.u)} → {float(last.state.result):.4f}(= {last.state.result})",
-        f"交叉点: {g}↔{b} {cross[(g, b)]:.0f} 组;{b}↔{p} {cross[(b, p)]:.0f} 组;"
-        f"{g}↔{p} {cross[(g, p)]:.0f} 组",
+        f"融合: 分开 {r['fusion.separate_mib']:.0f} MiB → 融合 {r['fusion.fused_mib']:.0f} MiB"
+        f"(比 {r['fusion.ratio']:.2f},理论 {r['fusion.model_speedup']:.2f}×);三步 "
+        f"{r['boundary.separate_mib']:.0f}/{r['boundary.two_fused_mib']:.0f}/"
+        f"{r['boundary.all_fused_mib']:.0f} MiB",
+        f"峰值: 分开 {r['boundary.peak_separate_mib']:.0f} MiB vs 全融合 "
+        f"{r['boundary.peak_fused_mib']:.0f} MiB(读写 -{r['boundary.traffic_saved_mib']:.0f} MiB,"
+        f"峰值只 -{r['boundary.peak_saved_mib']:.0f} MiB)",
+        f"FlashAttention(L={att['seq_len']},d={att['head_dim']},{att['dtype'].upper()}): QKV/O 各 "
+        f"{r['attention.qkvo_mib']:.0f} MiB;S、P 各 {r['attention.s_mib']:.0f} MiB → 中间读写 "
+        f"{r['attention.intermediate_gib']:.1f} GiB(S、P 各写读一次)",
+        f"在线 softmax: [{scores}]/[{values}] → r={float(r['softmax.r'])} → "
+        f"ℓ'={float(r['softmax.l'])}, u'={float(r['softmax.u'])} → "
+        f"{float(r['softmax.result']):.4f}(= {r['softmax.result']})",
+        f"交叉点: {g}↔{b} {cross['crossover.generic_bucketed']:.0f} 组;"
+        f"{b}↔{p} {cross['crossover.bucketed_specialised']:.0f} 组;"
+        f"{g}↔{p} {cross['crossover.generic_specialised']:.0f} 组",
     ]
 
 
@@ -112,7 +96,7 @@ def _cmd_calc(args: argparse.Namespace) -> Any:
 def _cmd_fusion(args: argparse.Namespace) -> Any:
     graph = activation_chain(args.rows, args.cols, args.dtype, args.quant_dtype)
     ranked = rank_plans(graph)
-    rows = [("plan", "kernels", "traffic MiB", "peak MiB")]
+    rows: list[tuple[object, ...]] = [("plan", "kernels", "traffic MiB", "peak MiB")]
     rows += [(r.label, r.accounting.kernel_count, f"{mib(r.accounting.traffic):g}",
               f"{mib(r.accounting.peak_live_bytes):g}") for r in ranked]
     detail = [("kernel", "reads", "writes", "read MiB", "written MiB")]
@@ -122,7 +106,7 @@ def _cmd_fusion(args: argparse.Namespace) -> Any:
     data = [{"plan": r.label, "kernels": [asdict(k) for k in r.accounting.kernels],
              "traffic_bytes": r.accounting.traffic,
              "peak_live_bytes": r.accounting.peak_live_bytes} for r in ranked]
-    return data, _table(rows) + "\n\n" + _table(detail)
+    return data, text_table(rows) + "\n\n" + text_table(detail)
 
 
 def _cmd_attention(args: argparse.Namespace) -> Any:
@@ -134,7 +118,7 @@ def _cmd_attention(args: argparse.Namespace) -> Any:
             "standard_intermediate_traffic_bytes": a.intermediate_traffic,
             "standard_traffic_bytes": a.standard_traffic,
             "flash": asdict(f) | {"total": f.total}}
-    text = _table([
+    text = text_table([
         ("quantity", "MiB"),
         ("Q / K / V / O (each)", f"{mib(a.qkvo_bytes):g}"),
         ("S / P (each)", f"{mib(a.score_bytes):g}"),
@@ -158,18 +142,18 @@ def _cmd_softmax(args: argparse.Namespace) -> Any:
     if not math.isfinite(result):
         raise ValueError(f"the weighted sum of --values {args.values!r} overflows float64 "
                          f"(largest {sys.float_info.max:.3g}): expected smaller values")
-    rows = [("block", "scores", "m", "l", "u", "r")]
+    rows: list[tuple[object, ...]] = [("block", "scores", "m", "l", "u", "r")]
     rows += [(s.index, ",".join(f"{x:g}" for x in s.scores), f"{s.state.m:.6g}",
               f"{s.state.l:.6g}", f"{float(s.state.u):.6g}", f"{float(s.r):.6g}") for s in steps]
     data = {"steps": [asdict(s) for s in steps], "result": result}
-    return data, _table(rows) + f"\nresult u/l = {result:.6g}"
+    return data, text_table(rows) + f"\nresult u/l = {result:.6g}"
 
 
 def _cmd_launches(args: argparse.Namespace) -> Any:
     counts = launch_counts(args.runs, args.kernels_per_run, args.fused_kernels_per_run)
-    rows = [("config", "host submissions", "kernels")]
+    rows: list[tuple[object, ...]] = [("config", "host submissions", "kernels")]
     rows += [(c.name, c.host_submissions, c.kernels) for c in counts]
-    return [asdict(c) for c in counts], _table(rows)
+    return [asdict(c) for c in counts], text_table(rows)
 
 
 def _scenario_for(args: argparse.Namespace) -> BucketingScenario:
@@ -180,12 +164,13 @@ def _scenario_for(args: argparse.Namespace) -> BucketingScenario:
 
 def _cmd_buckets(args: argparse.Namespace) -> Any:
     costs = _scenario_for(args).costs(args.rates)
-    rows = [("strategy", "rows executed", "padding", "MFU", "rate TFLOP/s", "time ms", "prep ms")]
+    rows: list[tuple[object, ...]] = [
+        ("strategy", "rows executed", "padding", "MFU", "rate TFLOP/s", "time ms", "prep ms")]
     rows += [(c.strategy.name, c.executed_rows, f"{c.padding_fraction:+.1%}",
               f"{c.strategy.mfu:.0%}", f"{c.rate_tflops:g}", f"{c.time_ms:.2f}",
               f"{c.strategy.prep_ms:g}") for c in costs]
     data = [asdict(c) | {"padding_fraction": c.padding_fraction} for c in costs]
-    return data, _table(rows)
+    return data, text_table(rows)
 
 
 def _cmd_crossover(args: argparse.Namespace) -> Any:
@@ -195,9 +180,9 @@ def _cmd_crossover(args: argparse.Namespace) -> Any:
         lines = cost_lines(article_bucketing().costs("article"), digits=1)
     cross = pairwise(lines)
     regs = regimes(lines)
-    text = _table([("a", "b", "equal cost at r")] +
+    text = text_table([("a", "b", "equal cost at r")] +
                   [(c.a, c.b, f"{c.runs:.1f}") for c in cross])
-    text += "\n\n" + _table([("runs from", "to", "cheapest")] +
+    text += "\n\n" + text_table([("runs from", "to", "cheapest")] +
                             [(f"{g.start:.1f}", f"{g.end:.1f}", g.best) for g in regs])
     return {"crossings": cross, "regimes": regs}, text
 
@@ -208,7 +193,7 @@ def _cmd_audit(args: argparse.Namespace) -> Any:
     table += [(r.section, r.id, f"{r.stated} {r.unit}".strip(),
                f"{r.recomputed_text} {r.recomputed_unit}".strip(), r.verdict) for r in rows]
     notes = [f"{r.id}: {r.note}" for r in rows if r.note]
-    return rows, _table(table) + "\n\nnotes:\n" + "\n".join(notes)
+    return rows, text_table(table) + "\n\nnotes:\n" + "\n".join(notes)
 
 
 def build_parser() -> argparse.ArgumentParser:

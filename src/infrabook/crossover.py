@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from infrabook.units import check_finite_nonnegative, check_finite_positive
+from infrabook.checks import check_finite
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,8 @@ class Line:
     def __post_init__(self) -> None:
         if not self.name:
             raise ValueError("a strategy needs a non-empty name")
-        check_finite_nonnegative(f"prep_ms of {self.name!r}", self.prep_ms)
-        check_finite_positive(f"run_ms of {self.name!r}", self.run_ms)
+        check_finite(f"prep_ms of {self.name!r}", self.prep_ms)
+        check_finite(f"run_ms of {self.name!r}", self.run_ms, positive=True)
 
     def total_ms(self, runs: float) -> float:
         """Total milliseconds over ``runs`` runs.
@@ -103,7 +103,7 @@ def best_at(lines: Sequence[Line], runs: float) -> Line:
     >>> best_at(ls, 10).name, best_at(ls, 100).name
     ('generic', 'bucketed')
     """
-    check_finite_nonnegative("runs", runs)
+    check_finite("runs", runs)
     return min(check_lines(lines), key=lambda line: line.total_ms(runs))
 
 

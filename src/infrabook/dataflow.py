@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from infrabook.units import check_positive_int, dtype_bytes
+from infrabook.checks import check_positive_int
+from infrabook.units import dtype_bytes
 
 Plan = tuple[tuple[str, ...], ...]
 

@@ -7,8 +7,8 @@ a third step quantises Z to one byte per element.
 from __future__ import annotations
 
 from infrabook import config
+from infrabook.checks import check_positive_int
 from infrabook.dataflow import Graph, Op, Tensor
-from infrabook.units import check_positive_int
 
 
 def activation_chain(

@@ -31,12 +31,318 @@ _LABELS: dict[str, tuple[str, str]] = {
     #
     # ---- audit verdicts (audit.py) ------------------------------------------------------
     "verdict.matches": ("一致", "matches"),
+    "verdict.rounded": (
+        "舍入",
+        "rounded",
+    ),
+    "verdict.differs": (
+        "不符",
+        "differs",
+    ),
+    "verdict.implausible": (
+        "不可信",
+        "implausible",
+    ),
+    "audit.unit.lower_bound": (
+        "μs（下限）",
+        "μs (lower bound)",
+    ),
+    "audit.note.per_intermediate": (
+        "156 − 108 = {mib} MiB 也是",
+        "156 − 108 = {mib} MiB too",
+    ),
+    "audit.note.exactly": (
+        "精确值 {value}",
+        "exactly {value}",
+    ),
+    "audit.note.rate": (
+        "MFU × 标称峰值 {peak} TFLOP/s；原文的速率是 MFU × 500",
+        "MFU × the stated peak {peak} TFLOP/s; the article's rates are MFU × 500",
+    ),
+    "audit.note.time": (
+        "按原文给的速率；按 MFU × {peak} TFLOP/s 是 {ms} ms",
+        "at the stated rate; at MFU × {peak} TFLOP/s {ms} ms",
+    ),
+    "audit.note.crossing": (
+        "用原文舍入后的时间（{a} / {b} ms）得 {rounded}；用原文速率下未舍入的时间得 {unrounded}"
+        "；按 MFU × {peak} TFLOP/s 得 {at_peak}",
+        "from the article's rounded times ({a} / {b} ms) {rounded}; from unrounded times at the"
+        " stated rates {unrounded}; at MFU × {peak} TFLOP/s {at_peak}",
+    ),
+    "audit.note.measured": (
+        "{us} μs 内搬运 {mib} MiB：{summary}（工作集 {working} MiB）；表中是在 {device} 上的下限",
+        "{mib} MiB in {us} μs {summary} (working set {working} MiB); shown: the lower bound on "
+        "{device}",
+    ),
+    "audit.note.above_model": (
+        "，高于读写模型的 {model}×：有一部分时间不随字节变化（每个 kernel 的固定开销，或两次运"
+        "行的带宽不同）",
+        ", above the traffic model's {model}×: part of the time does not scale with bytes (a fixed"
+        " cost per kernel, or the two runs at different bandwidths)",
+    ),
+    "audit.note.doubtful": (
+        "所依据的计时超过了所列每种设备的显存带宽（{us} μs）",
+        "rests on timings that exceed every listed DRAM bandwidth ({us} μs)",
+    ),
     # ---- end of audit -------------------------------------------------------------------
     #
     # ---- tables and figures (tables.py, plots/) -----------------------------------------
     # ---- end of tables and figures ------------------------------------------------------
     #
     # ---- benchmark records (bench/) -----------------------------------------------------
+    "bench.title.fusion": (
+        "CPU 上的融合：silu(g) * u，分开执行与融合",
+        "Fusion on the CPU: silu(g) * u, unfused vs fused",
+    ),
+    "bench.title.attention_memory": (
+        "注意力的内存峰值：物化 S 与 P，还是在线 softmax",
+        "Attention peak memory: S and P materialised vs online softmax",
+    ),
+    "bench.title.launches": (
+        "三次 FFN 运行的派发次数：eager 与融合",
+        "Dispatches for three FFN runs: eager vs fused",
+    ),
+    "bench.title.shapes": (
+        "形状：矩阵乘速率随行数变化，通用与分桶",
+        "Shapes: matmul rate against rows, generic vs bucketed",
+    ),
+    "bench.title.gpu_swiglu": (
+        "GPU 上融合与分开的 SwiGLU，冲与不冲 L2",
+        "Fused vs unfused SwiGLU on the GPU, with and without an L2 flush",
+    ),
+    "bench.title.gpu_flash": (
+        "FlashAttention 前向（Triton）与 PyTorch SDPA",
+        "FlashAttention forward (Triton) vs PyTorch SDPA",
+    ),
+    "bench.title.gpu_graphs": (
+        "CUDA graph 重放：三次 FFN 运行的主机启动与 kernel",
+        "CUDA graph replay: host launches vs kernels for three FFN runs",
+    ),
+    "bench.title.gpu_persistent": (
+        "常驻 kernel（persistent kernel）与每块一个程序",
+        "Persistent kernel vs one program per tile",
+    ),
+    "bench.not_measured": (
+        "尚未在此类设备上测量。",
+        "Not measured on this kind of device yet.",
+    ),
+    "bench.no_gpu_record": (
+        "本节需要 GPU；当前构建没有 GPU 记录，结论依据模型。",
+        "This section needs a GPU; this build has no GPU record: the conclusions rest on "
+        "the model.",
+    ),
+    "bench.not_run": (
+        "未在此设备上运行：{reason}",
+        "Not run on this device: {reason}",
+    ),
+    "bench.met": ("达到", "met"),
+    "bench.missed": ("未达到", "missed"),
+    "bench.unmeasured": ("未测量", "not measured"),
+    "bench.targets.title": ("基准目标", "Benchmark targets"),
+    "bench.prov.measured": ("测量于 {where}", "Measured on {where}"),
+    "bench.prov.cpu": ("{name}，{cores} 核", "{name}, {cores} cores"),
+    "bench.prov.gpu": (
+        "{name}，{sms} 个 SM，驱动 {driver}",
+        "{name}, {sms} SMs, driver {driver}",
+    ),
+    "bench.prov.commit": ("提交 {commit}", "commit {commit}"),
+    "bench.prov.dirty": ("（有未提交的改动）", " (uncommitted changes)"),
+    "bench.prov.load": (
+        "负载 {load}（{cores} 核）",
+        "load {load} on {cores} cores",
+    ),
+    "bench.prov.quick": ("快速运行（缩小尺寸）", "QUICK run (scaled-down sizes)"),
+    "bench.prov.method": ("方法：{method}", "method: {method}"),
+    "bench.fusion.table": (
+        "silu(g) * u，[{rows}, {cols}] fp32，{cores} 核",
+        "silu(g) * u at [{rows}, {cols}] fp32 on {cores} cores",
+    ),
+    "bench.fusion.path.eager": (
+        "eager：silu 写出 T，mul 再读回",
+        "eager: silu writes T, mul reads it",
+    ),
+    "bench.fusion.path.compile": (
+        "torch.compile（inductor 生成的 C++ 循环）",
+        "torch.compile (inductor C++ loop)",
+    ),
+    "bench.fusion.path.numexpr": ("numexpr，一遍算完", "numexpr, one pass"),
+    "bench.fusion.path.copy": (
+        "复制：dst.copy_(g)，带宽参照",
+        "copy: dst.copy_(g), bandwidth reference",
+    ),
+    "bench.attention.table": (
+        "单个头，d={d}，fp32；分块 {bq} x {bk}",
+        "one head, d={d}, fp32; blockwise tiles {bq} x {bk}",
+    ),
+    "bench.launches.table": (
+        "x + (silu(x Wg) * (x Wu)) Wd 运行 {runs} 次",
+        "{runs} runs of x + (silu(x Wg) * (x Wu)) Wd",
+    ),
+    "bench.launches.eager": ("eager", "eager"),
+    "bench.launches.fused": (
+        "融合（silu·mul 作为一个算子）",
+        "fused (silu·mul as one op)",
+    ),
+    "bench.shapes.sweep": (
+        "x @ w，w [{k}, {n}] fp32：速率随行数变化",
+        "x @ w, w [{k}, {n}] fp32: rate against rows",
+    ),
+    "bench.shapes.group": (
+        "{n} 次调用（{calls} 行），桶 {buckets}",
+        "{n} calls ({calls} rows), buckets {buckets}",
+    ),
+    "bench.shapes.cross": (
+        "T_total = P + n·T_run：两条实测直线的交点",
+        "T_total = P + n·T_run: where the measured lines cross",
+    ),
+    "bench.shapes.same_run": (
+        "运行时间相同：准备更便宜的一方总是赢",
+        "same run time: the cheaper preparation always wins",
+    ),
+    "bench.shapes.always": (
+        "{name}对任何 n 都更便宜（运行更快，准备也更便宜）",
+        "{name} is cheaper for every n (faster and cheaper to prepare)",
+    ),
+    "bench.shapes.below": (
+        "n < {runs} 时{cheap}更便宜，之后{fast}更便宜",
+        "{cheap} is cheaper below n = {runs} runs, {fast} above",
+    ),
+    "bench.shapes.noise": (
+        "（但两者运行时间之差小于噪声）",
+        " (but the run times differ by less than their noise)",
+    ),
+    "bench.strategy.generic": ("通用", "generic"),
+    "bench.strategy.bucketed": ("分桶", "bucketed"),
+    "bench.strategy.specialised": ("逐形状特化", "per-shape specialisation"),
+    "bench.swiglu.table": (
+        "SwiGLU bf16：时间、模型 GB/s、占实测复制带宽的百分比",
+        "SwiGLU bf16: time, model GB/s, % of measured copy bandwidth",
+    ),
+    "bench.l2.flushed": ("冲 L2", "L2 flushed"),
+    "bench.l2.unflushed": ("不冲 L2", "L2 unflushed"),
+    "bench.flash.table": (
+        "注意力前向，d={d}，{heads} 个头，bf16",
+        "attention forward, d={d}, {heads} heads, bf16",
+    ),
+    "bench.graphs.table": (
+        "{runs} 次 FFN 运行：主机提交了什么，GPU 运行了什么",
+        "{runs} FFN runs: what the host submits, what the GPU runs",
+    ),
+    "bench.persistent.table": (
+        "SwiGLU [{rows}, {cols}] bf16：启动形状与时间",
+        "SwiGLU [{rows}, {cols}] bf16: launch shape and time",
+    ),
+    "bench.col.allclose": ("allclose", "allclose"),
+    "bench.col.article_host": ("原文：主机", "article: host"),
+    "bench.col.article_kernels": ("原文的 kernel 数", "article's kernels"),
+    "bench.col.batch": ("batch", "batch"),
+    "bench.col.bitwise_equal": (
+        "与每块一个程序逐位相同",
+        "bitwise equal to per-tile",
+    ),
+    "bench.col.block_pct": ("分块占朴素的 %", "blockwise % of naive"),
+    "bench.col.block_peak_mib": ("分块实测峰值 MiB", "blockwise peak MiB"),
+    "bench.col.configuration": ("配置", "configuration"),
+    "bench.col.device_kernels": ("设备上的 kernel", "kernels on device"),
+    "bench.col.dispatches": ("计数到的派发", "dispatches counted"),
+    "bench.col.executed_gflop_s": ("执行 GFLOP/s", "executed GFLOP/s"),
+    "bench.col.experiment": ("实验", "experiment"),
+    "bench.col.fits_l2": ("工作集装得进 L2", "working set fits L2"),
+    "bench.col.gb_s": ("GB/s", "GB/s"),
+    "bench.col.gflop_s": ("GFLOP/s", "GFLOP/s"),
+    "bench.col.graph_launches": ("graph 启动", "graph launches"),
+    "bench.col.group_ms": ("一组 ms", "group ms"),
+    "bench.col.host_launches": ("主机 kernel 启动", "host kernel launches"),
+    "bench.col.issue_us": ("主机提交 μs", "host issue μs"),
+    "bench.col.l2": ("L2", "L2"),
+    "bench.col.margin": ("差距", "margin"),
+    "bench.col.max_diff": ("最大 |Δ|", "max |Δ|"),
+    "bench.col.max_diff_sdpa": ("与 SDPA 的最大 |Δ|", "max |Δ| vs SDPA"),
+    "bench.col.meaning": ("含义", "meaning"),
+    "bench.col.measured": ("实测", "measured"),
+    "bench.col.median_ms": ("中位 ms", "median ms"),
+    "bench.col.median_us": ("中位 μs", "median μs"),
+    "bench.col.model_block_mib": ("模型：分块 MiB", "model blockwise MiB"),
+    "bench.col.model_mib": ("模型 MiB", "model MiB"),
+    "bench.col.model_naive_mib": ("模型 S+P+O MiB", "model S+P+O MiB"),
+    "bench.col.model_speedup": ("模型加速比", "model speed-up"),
+    "bench.col.naive_peak_mib": ("朴素实测峰值 MiB", "naive peak MiB"),
+    "bench.col.note": ("说明", "note"),
+    "bench.col.ops_one_run": (
+        "一次运行派发的算子",
+        "ops of one run (as dispatched)",
+    ),
+    "bench.col.padding_pct": ("填充 %", "padding %"),
+    "bench.col.pair": ("两种策略", "pair"),
+    "bench.col.path": ("路径", "path"),
+    "bench.col.pct_best": ("占最好的 %", "% of best"),
+    "bench.col.pct_copy": ("占复制的 %", "% of copy"),
+    "bench.col.pct_datasheet": (
+        "Triton 占标称峰值的 %",
+        "Triton % of datasheet peak",
+    ),
+    "bench.col.pct_peak": ("占估计峰值的 %", "% of est. peak"),
+    "bench.col.prep_ms": ("准备 ms", "prep ms"),
+    "bench.col.programs": ("程序数", "programs"),
+    "bench.col.record": ("记录", "record"),
+    "bench.col.rows": ("行数", "rows"),
+    "bench.col.rows_executed": ("执行的行数", "rows executed"),
+    "bench.col.runs_star": ("交点 n*", "runs n*"),
+    "bench.col.sdpa_ms": ("SDPA ms", "SDPA ms"),
+    "bench.col.sdpa_tflops": ("SDPA TFLOP/s", "SDPA TFLOP/s"),
+    "bench.col.seq_len": ("L", "L"),
+    "bench.col.shape": ("形状", "shape"),
+    "bench.col.speedup_eager": ("相对 eager 的加速比", "speed-up vs eager"),
+    "bench.col.spread_ms": ("p20–p80 ms", "p20–p80 ms"),
+    "bench.col.strategy": ("策略", "strategy"),
+    "bench.col.target": ("目标", "target"),
+    "bench.col.threshold": ("阈值", "threshold"),
+    "bench.col.tiles": ("块数", "tiles"),
+    "bench.col.total_us": ("端到端 μs", "end-to-end μs"),
+    "bench.col.triton_ms": ("Triton ms", "Triton ms"),
+    "bench.col.triton_tflops": ("Triton TFLOP/s", "Triton TFLOP/s"),
+    "bench.col.triton_vs_sdpa": ("Triton / SDPA", "Triton / SDPA"),
+    "bench.col.useful_gflop_s": ("有效 GFLOP/s", "useful GFLOP/s"),
+    "bench.col.variant": ("变体", "variant"),
+    "bench.col.verdict": ("判定", "verdict"),
+    "bench.col.what": ("做法", "what"),
+    "bench.fig.measured": ("实测", "measured"),
+    "bench.fig.est_peak": ("估计峰值", "estimated peak"),
+    "bench.fig.rows": ("x 的行数（x @ w）", "rows of x (x @ w)"),
+    "bench.fig.shapes": (
+        "矩阵乘速率随行数变化，w [{k}, {n}] fp32（{where}）",
+        "Matmul rate against rows, w [{k}, {n}] fp32 ({where})",
+    ),
+    "bench.fig.naive_measured": ("朴素，实测", "naive, measured"),
+    "bench.fig.naive_model": ("朴素，模型 S+P+O", "naive, model S+P+O"),
+    "bench.fig.block_measured": (
+        "分块（在线 softmax），实测",
+        "blockwise (online softmax), measured",
+    ),
+    "bench.fig.seq_len": ("序列长度 L", "sequence length L"),
+    "bench.fig.peak_mib": ("内存峰值（MiB）", "peak memory (MiB)"),
+    "bench.fig.attention": (
+        "注意力内存峰值，单个头，d={d} fp32（{where}）",
+        "Attention peak memory, one head, d={d} fp32 ({where})",
+    ),
+    "bench.fig.if_bytes": ("融合：若时间跟着字节走", "fused, if time followed bytes"),
+    "bench.fig.median_ms": ("中位时间（ms）", "median time (ms)"),
+    "bench.fig.time": ("时间（越低越好）", "time (lower is better)"),
+    "bench.fig.copy": ("实测复制带宽", "measured copy"),
+    "bench.fig.gb_s": ("GB/s（模型字节 / 时间）", "GB/s (model bytes / time)"),
+    "bench.fig.bandwidth": ("有效带宽", "effective bandwidth"),
+    "bench.fig.fusion": (
+        "silu(g) * u，{rows} x {cols} fp32（{where}）",
+        "silu(g) * u at {rows} x {cols} fp32 ({where})",
+    ),
+    "bench.fig.flash": (
+        "注意力前向，d={d}，bf16（{where}）",
+        "Attention forward, d={d}, bf16 ({where})",
+    ),
+    "bench.fig.swiglu": (
+        "SwiGLU [{rows}, {cols}] bf16（{where}）",
+        "SwiGLU [{rows}, {cols}] bf16 ({where})",
+    ),
     # ---- end of benchmark records -------------------------------------------------------
     #
     # ---- command line (cli.py) ----------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from infrabook import config
-from infrabook.units import check_positive_int
+from infrabook.checks import check_positive_int
 
 
 @dataclass(frozen=True)

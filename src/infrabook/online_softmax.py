@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from infrabook.units import check_positive_int
+from infrabook.checks import check_positive_int
 
 
 @dataclass(frozen=True, order=True)
@@ -123,8 +123,8 @@ def block_state(scores: Sequence[Any], values: Sequence[Any]) -> State:
     s = np.asarray(scores, dtype=np.float64)
     v = np.asarray(values, dtype=np.float64)
     m = float(s.max())
-    weights = np.exp(s - m)
-    return State(m, float(weights.sum()), np.tensordot(weights, v, axes=1))
+    exp_weights = np.exp(s - m)
+    return State(m, float(exp_weights.sum()), np.tensordot(exp_weights, v, axes=1))
 
 
 def merge(a: State, b: State) -> tuple[State, Any, Any]:

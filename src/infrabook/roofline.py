@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from infrabook.checks import check_finite
 from infrabook.config import Device, devices
-from infrabook.units import check_finite_nonnegative, check_finite_positive
 
 
 def lower_bound_s(nbytes: float, flop: float, device: Device) -> float:
@@ -24,8 +24,8 @@ def lower_bound_s(nbytes: float, flop: float, device: Device) -> float:
     >>> round(lower_bound_s(72 * 2**20, 0, device("h200")) * 1e6, 1)
     15.7
     """
-    check_finite_nonnegative("nbytes", nbytes)
-    check_finite_nonnegative("flop", flop)
+    check_finite("nbytes", nbytes)
+    check_finite("flop", flop)
     bw = device.dram_tb_s.value
     peak = device.bf16_dense_tflops.value
     if bw is None or peak is None:
@@ -41,8 +41,8 @@ def implied_tb_s(nbytes: float, seconds: float) -> float:
     >>> round(implied_tb_s(72 * 2**20, 7.7e-6), 1)
     9.8
     """
-    check_finite_nonnegative("nbytes", nbytes)
-    check_finite_positive("seconds", seconds)
+    check_finite("nbytes", nbytes)
+    check_finite("seconds", seconds, positive=True)
     return nbytes / seconds / 1e12
 
 
@@ -85,7 +85,7 @@ def check_bandwidth_claim(
     >>> v.plausible_from_dram, v.fits_l2_on
     (False, ('rtx_pro_6000',))
     """
-    check_finite_nonnegative("working_set_bytes", working_set_bytes)
+    check_finite("working_set_bytes", working_set_bytes)
     need = implied_tb_s(nbytes, seconds)
     profiles = [d for d in devices().values() if d.dram_tb_s.value is not None]
     return BandwidthVerdict(

@@ -1,22 +1,59 @@
-"""Render rows as a Markdown table, for pages that display a table a cell computed."""
+"""Tables and numbers as text: one formatter, one table type, rendered for a page or a terminal."""
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from infrabook.labels import text
+
+
+def number_text(value: Any, spec: str | None = None) -> str:
+    """One number (or cell) as text, the same everywhere in the book.
+
+    With ``spec``: a whole number without decimals, anything else with that format. Without:
+    a precision that suits the size (thousands separated, three significant figures for
+    small values). None and non-finite numbers are a dash, booleans yes/no in the build's
+    language, arrays comma-separated, exact fractions, text and other objects as ``str``.
+
+    >>> number_text(24.0, ".1f"), number_text(0.25, ".1f"), number_text(2.3333333, ".4g")
+    ('24', '0.2', '2.333')
+    >>> [number_text(v) for v in (None, 18, 1234567, 0.5, 3.14159, 47.96, 1536.2, 1e-7, "a")]
+    ['—', '18', '1,234,567', '0.500', '3.14', '48.0', '1,536', '1e-07', 'a']
+    >>> number_text(Fraction(7, 3)), number_text(float("nan"))
+    ('7/3', '—')
+    """
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return text("word.yes" if value else "word.no")
+    if isinstance(value, np.ndarray):
+        return ", ".join(number_text(v, spec) for v in np.ravel(value).tolist())
+    if isinstance(value, str | Fraction) or not isinstance(value, numbers.Real):
+        return str(value)
+    if isinstance(value, int) and spec is None:
+        return f"{value:,}"
+    x = float(value)
+    if not math.isfinite(x):
+        return "—"
+    if spec is not None:
+        return f"{x:.0f}" if x.is_integer() else f"{x:{spec}}"
+    a = abs(x)
+    for bound, fmt in ((1000, ",.0f"), (100, ".0f"), (10, ".1f"), (1, ".2f"), (0.01, ".3f")):
+        if a >= bound:
+            return f"{x:{fmt}}"
+    return "0" if a == 0 else f"{x:.3g}"
 
 
 def _cell(value: object) -> str:
     text = str(value).replace("\n", " ")
     return text.replace("|", "\\|")
-
-
-def number_text(value: float, spec: str) -> str:
-    """A whole number without decimals, anything else with the format ``spec``.
-
-    >>> number_text(24.0, ".1f"), number_text(0.25, ".1f"), number_text(2.3333333, ".4g")
-    ('24', '0.2', '2.333')
-    """
-    return f"{value:.0f}" if float(value).is_integer() else f"{value:{spec}}"
 
 
 def markdown_table(
@@ -53,3 +90,59 @@ def markdown_table(
     ]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def text_table(rows: Sequence[Sequence[object]]) -> str:
+    """Rows as aligned plain text for a terminal, the first row being the header.
+
+    >>> print(text_table([("plan", "MiB"), ("[a] [b]", 120), ("[a+b]", 72)]))
+    plan     MiB
+    [a] [b]  120
+    [a+b]    72
+    """
+    cells = [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells
+    )
+
+
+@dataclass(frozen=True)
+class Table:
+    """A titled table of raw cells (numbers, words, None), formatted when rendered.
+
+    >>> t = Table("3 runs", ("configuration", "dispatches"), (("eager", 18), ("fused", 15)))
+    >>> print(t.markdown())
+    3 runs
+    <BLANKLINE>
+    | configuration | dispatches |
+    |:---|:---|
+    | eager | 18 |
+    | fused | 15 |
+    """
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        for row in self.rows:
+            if len(row) != len(self.columns):
+                raise ValueError(
+                    f"a row of table {self.title!r} has {len(row)} cells, "
+                    f"expected {len(self.columns)}"
+                )
+
+    def cells(self) -> list[list[str]]:
+        """The rows as text, each cell through :func:`number_text`."""
+        return [[number_text(c) for c in row] for row in self.rows]
+
+    def markdown(self) -> str:
+        """The title, then a pipe table (MyST renders it like every table of the book)."""
+        table = markdown_table(self.columns, self.cells())
+        return f"{self.title}\n\n{table}" if self.title else table
+
+    def text(self) -> str:
+        """The title, then aligned plain text."""
+        body = text_table([list(self.columns), *self.cells()])
+        return f"{self.title}\n{body}" if self.title else body

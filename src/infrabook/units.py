@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import numbers
-
 MiB = 1024**2
 GiB = 1024**3
 
@@ -30,47 +27,6 @@ def dtype_bytes(dtype: str) -> int:
         raise ValueError(
             f"unknown dtype {dtype!r}: expected one of {', '.join(DTYPE_BYTES)}"
         ) from None
-
-
-def check_positive_int(name: str, value: object) -> int:
-    """Return ``value`` if it is a positive integer, else raise a ``ValueError`` naming it.
-
-    >>> check_positive_int("rows", 1024)
-    1024
-    >>> check_positive_int("rows", 0)
-    Traceback (most recent call last):
-    ...
-    ValueError: rows must be a positive integer, got 0
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def check_finite_positive(name: str, value: object) -> float:
-    """Return ``value`` as a float if it is finite and > 0, else raise a ``ValueError``.
-
-    >>> check_finite_positive("peak_tflops", 503.8)
-    503.8
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
-    return float(value)
-
-
-def check_finite_nonnegative(name: str, value: object) -> float:
-    """Return ``value`` as a float if it is finite and >= 0, else raise a ``ValueError``.
-
-    >>> check_finite_nonnegative("prep_ms", 100)
-    100.0
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-    return float(value)
 
 
 def mib(nbytes: int | float) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from infrabook.bench import record
+from infrabook.bench import host
 
 
 @pytest.fixture(autouse=True)
@@ -12,5 +12,5 @@ def bench_dir(tmp_path, monkeypatch):
     """Records go to a fresh folder; the CPU-load sampling (a sleep) is skipped."""
     folder = tmp_path / "bench"
     monkeypatch.setenv("INFRABOOK_BENCH_DIR", str(folder))
-    monkeypatch.setattr(record, "cpu_busy", lambda interval=0.25: None)
+    monkeypatch.setattr(host, "cpu_busy", lambda interval: 0.0)
     return folder

@@ -7,15 +7,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infrabook.bench import cpu, record
-from infrabook.bench.attention import blockwise_attention, naive_attention, peak_bytes
+from infrabook.bench import cpu, host
+from infrabook.bench.cpu import peak_bytes
 from infrabook.bench.dispatch import EAGER_OPS, FFN, count_runs
+from infrabook.labels import text
+from infrabook.reference_attention import blockwise_attention, naive_attention
 
 
 @settings(max_examples=25, deadline=None)
 @given(
-    n_q=st.integers(1, 40), n_kv=st.integers(1, 40), d=st.integers(1, 16),
-    block_q=st.integers(1, 17), block_k=st.integers(1, 17), seed=st.integers(0, 2**16),
+    n_q=st.integers(1, 40),
+    n_kv=st.integers(1, 40),
+    d=st.integers(1, 16),
+    block_q=st.integers(1, 17),
+    block_k=st.integers(1, 17),
+    seed=st.integers(0, 2**16),
     shift=st.sampled_from([0.0, 30.0]),
 )
 def test_blockwise_equals_naive(n_q, n_kv, d, block_q, block_k, seed, shift):
@@ -26,8 +32,10 @@ def test_blockwise_equals_naive(n_q, n_kv, d, block_q, block_k, seed, shift):
     k = rng.standard_normal((n_kv, d))
     v = rng.standard_normal((n_kv, d))
     np.testing.assert_allclose(
-        blockwise_attention(q, k, v, block_q, block_k), naive_attention(q, k, v),
-        rtol=1e-9, atol=1e-12,
+        blockwise_attention(q, k, v, block_q, block_k),
+        naive_attention(q, k, v),
+        rtol=1e-9,
+        atol=1e-12,
     )
 
 
@@ -50,7 +58,7 @@ def test_naive_peak_is_s_plus_p_plus_o_and_blockwise_is_far_smaller():
 
 def test_blockwise_rejects_bad_blocks():
     q = np.ones((2, 2), dtype=np.float32)
-    with pytest.raises(ValueError, match="block_k"):
+    with pytest.raises(ValueError, match="block_k must be a positive integer, got 0"):
         blockwise_attention(q, q, q, 2, 0)
 
 
@@ -69,33 +77,32 @@ def test_launches_entry_takes_its_numbers_from_the_counter():
     assert e["values"]["eager_dispatches"] == 18
     assert e["values"]["fused_dispatches"] == 15
     assert e["values"]["matches_article"] is True
-    assert e["tables"][0]["rows"][0][2] == 18
+    assert cpu.launches.tables(e)[0].rows[0][2] == 18
 
 
 def test_fusion_live_structure():
-    e = cpu.fusion(rows=16, cols=256, reps=2, warmup=1, flush=False)
-    record.check_entry(e)
+    e = cpu.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=False)
+    assert e.status == "ok" and e.provenance.quick
     paths = e["results"]["paths"]
     assert paths["eager"]["allclose"] is True
     assert paths["compile"]["status"] == "skipped"
     assert paths["numexpr"]["status"] in ("ok", "skipped")
     assert e["values"]["model_speedup"] == pytest.approx(5 / 3)
     assert e["values"]["model_unfused_mib"] == pytest.approx(16 * 256 * 4 * 5 / 2**20)
-    assert {t["id"] for t in e["targets"]} == {"cpu_fused_speedup", "cpu_fused_bandwidth"}
+    assert {t.id for t in e.targets} == {"cpu_fused_speedup", "cpu_fused_bandwidth"}
 
 
 def test_attention_memory_live_structure():
     e = cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32, block_k=16)
-    record.check_entry(e)
     assert e["values"]["all_close"] is True
-    assert e["targets"][0]["met"] is None  # L=8192 not measured
+    assert e.targets[0].met is None  # L=8192 not measured
     assert e["values"]["predicted_naive_mib_128"] == pytest.approx(
-        (2 * 128 * 128 * 4 + 128 * 16 * 4) / 2**20)
+        (2 * 128 * 128 * 4 + 128 * 16 * 4) / 2**20
+    )
 
 
 def test_shapes_live_structure_without_prep():
-    e = cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64)
-    record.check_entry(e)
+    e = cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
     groups = e["results"]["groups"]
     assert groups["generic"]["executed_rows"] == 88  # 8 x 4 + 24 + 32
     assert groups["bucketed"]["executed_rows"] == 128  # 8 x 8 + 32 + 32
@@ -106,16 +113,22 @@ def test_shapes_live_structure_without_prep():
 
 @pytest.mark.parametrize(
     ("call", "needle"),
-    [(lambda: cpu.launches(runs=0), "runs must be a positive integer, got 0"),
-     (lambda: cpu.attention_memory(seq_lens=(8,), block_q=0), "block_q must be a positive "
-                                                              "integer, got 0"),
-     (lambda: cpu.attention_memory(seq_lens=(8,), block_k=-1), "block_k must be a positive "
-                                                               "integer, got -1"),
-     (lambda: cpu.fusion(rows=0), "rows must be a positive integer, got 0"),
-     (lambda: cpu.shapes(scale=0), "scale must be a positive integer, got 0"),
-     (lambda: cpu.shapes(rows=(4, 0)), "rows must be a positive integer, got 0"),
-     (lambda: cpu.shapes(rows=()), "rows must name at least one row count"),
-     (lambda: cpu.shapes(prep="jit"), "prep must be 'none' or 'compile', got 'jit'")],
+    [
+        (lambda: cpu.launches(runs=0), "runs must be a positive integer, got 0"),
+        (
+            lambda: cpu.attention_memory(seq_lens=(8,), block_q=0),
+            "block_q must be a positive integer, got 0",
+        ),
+        (
+            lambda: cpu.attention_memory(seq_lens=(8,), block_k=-1),
+            "block_k must be a positive integer, got -1",
+        ),
+        (lambda: cpu.fusion(rows=0), "rows must be a positive integer, got 0"),
+        (lambda: cpu.shapes(scale=0, prep="none"), "scale must be a positive integer, got 0"),
+        (lambda: cpu.shapes(rows=(4, 0)), "rows must be a positive integer, got 0"),
+        (lambda: cpu.shapes(rows=()), "rows must name at least one row count"),
+        (lambda: cpu.shapes(prep="jit"), "prep must be 'none' or 'compile', got 'jit'"),
+    ],
 )
 def test_bad_sizes_are_refused_not_replaced_by_defaults(call, needle):
     with pytest.raises(ValueError, match=needle):
@@ -127,18 +140,22 @@ def test_bad_sizes_are_refused_not_replaced_by_defaults(call, needle):
     [(["avx", "avx2", "avx512f", "fma"], 64), (["avx", "avx2", "fma"], 32), (["avx"], 16)],
 )
 def test_peak_estimate_counts_the_widest_vector_unit(monkeypatch, flags, per_cycle):
-    monkeypatch.setattr(record, "cpu_info", lambda: {"vector": flags, "mhz": 2000.0,
-                                                     "usable_cores": 3})
+    monkeypatch.setattr(
+        host, "cpu_info", lambda: {"vector": flags, "mhz": 2000.0, "usable_cores": 3}
+    )
     peak = cpu._peak_estimate()
     assert peak["gflop_s"] == pytest.approx(3 * 2.0 * per_cycle)
     assert f"{per_cycle} fp32 FLOP/cycle" in peak["basis"]
 
 
 def test_peak_estimate_is_unknown_without_vector_flags(monkeypatch):
-    monkeypatch.setattr(record, "cpu_info", lambda: {"vector": ["neon"], "mhz": 2000.0,
-                                                     "usable_cores": 3})
-    assert cpu._peak_estimate() == {"gflop_s": None,
-                                    "basis": "unknown (no AVX flags in /proc/cpuinfo)"}
+    monkeypatch.setattr(
+        host, "cpu_info", lambda: {"vector": ["neon"], "mhz": 2000.0, "usable_cores": 3}
+    )
+    assert cpu._peak_estimate() == {
+        "gflop_s": None,
+        "basis": "unknown (no AVX flags in /proc/cpuinfo)",
+    }
 
 
 def test_crossovers_from_measured_lines():
@@ -149,9 +166,17 @@ def test_crossovers_from_measured_lines():
     crossings, regimes = cpu._crossovers(groups)
     assert round(crossings[0]["runs"]) == 65
     assert [r["best"] for r in regimes] == ["generic", "bucketed"]
+    assert cpu._crossing_meaning(crossings[0], groups) == text(
+        "bench.shapes.below",
+        cheap=text("bench.strategy.generic"),
+        runs="65.2",
+        fast=text("bench.strategy.bucketed"),
+    )
     groups["bucketed"]["timing"]["median_s"] = 0.02
     crossings, _ = cpu._crossovers(groups)
-    assert "every r" in crossings[0]["meaning"]
+    assert cpu._crossing_meaning(crossings[0], groups) == text(
+        "bench.shapes.always", name=text("bench.strategy.generic")
+    )
     assert crossings[0]["run_times_within_noise"] is False
     groups["generic"]["timing"].update(p20_s=0.015, p80_s=0.021)  # no samples: overlap test
     groups["bucketed"]["timing"].update(p20_s=0.019, p80_s=0.022)

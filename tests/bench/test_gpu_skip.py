@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 
 from infrabook.bench import gpu, record, report, run
+from infrabook.bench.registry import GPU_EXPERIMENTS, get
 
 
 @pytest.fixture
@@ -13,22 +16,20 @@ def no_cuda(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
 
 
-@pytest.mark.parametrize("name", record.GPU_EXPERIMENTS)
+@pytest.mark.parametrize("name", GPU_EXPERIMENTS)
 def test_gpu_experiment_skipped_without_cuda(no_cuda, name):
-    e = gpu.EXPERIMENTS[name](quick=True)
-    record.check_entry(e)
-    assert e["status"] == "skipped"
-    assert e["reason"] == "no CUDA device"
+    e = get(name)(quick=True)
+    assert (e.status, e.reason) == ("skipped", "no CUDA device")
 
 
 def test_suite_records_gpu_skips_in_the_cpu_record(no_cuda, bench_dir):
     assert run.main(["--only", "gpu"]) == 0
     data = record.read(bench_dir / "cpu.json")
-    assert set(data["experiments"]) == set(record.GPU_EXPERIMENTS)
-    assert all(e["reason"] == "no CUDA device" for e in data["experiments"].values())
+    assert set(data.experiments) == set(GPU_EXPERIMENTS)
+    assert all(e.reason == "no CUDA device" for e in data.experiments.values())
     # the CPU record says why; the book still reports the GPU experiment as not measured
-    assert "no CUDA device" in report.show("gpu_flash", device="cpu")._repr_html_()
-    assert report.show("gpu_flash").message == report.NOT_MEASURED
+    assert "no CUDA device" in report.show("gpu_flash", device="cpu").message
+    assert report.show("gpu_flash").message == report.NO_GPU_RECORD
     assert report.value("gpu_flash", "ratio_8192", default=None) is None
 
 
@@ -47,33 +48,51 @@ class Event:
 
 def test_classify_profiler_events():
     events = [Event("cudaLaunchKernel", "cuda_runtime", 3 * i, 3 * i + 1) for i in range(3)]
-    events += [Event("cuLaunchKernelEx", "cuda_driver", 20, 21),
-               Event("cudaGraphLaunch", "cuda_runtime", 30, 31), Event("ampere_gemm", "kernel"),
-               Event("aten::mm"), Event("Memcpy HtoD", "gpu_memcpy"), Event("triton_k", "kernel")]
+    events += [
+        Event("cuLaunchKernelEx", "cuda_driver", 20, 21),
+        Event("cudaGraphLaunch", "cuda_runtime", 30, 31),
+        Event("ampere_gemm", "kernel"),
+        Event("aten::mm"),
+        Event("Memcpy HtoD", "gpu_memcpy"),
+        Event("triton_k", "kernel"),
+    ]
     c = gpu._classify(events)
     assert (c["host_launches"], c["graph_launches"], c["kernels"]) == (4, 1, 2)
     assert c["kernel_names"] == {"ampere_gemm": 1, "triton_k": 1}
 
 
 def test_driver_launch_inside_a_runtime_launch_counts_once():
-    c = gpu._classify([Event("cudaLaunchKernel", "cuda_runtime", 0, 10),
-                       Event("cuLaunchKernel", "cuda_driver", 2, 8),
-                       Event("cuLaunchKernel", "cuda_driver", 2, 8, thread=2),
-                       Event("cuLaunchKernelEx", "cuda_driver", 20, 25)])
+    c = gpu._classify(
+        [
+            Event("cudaLaunchKernel", "cuda_runtime", 0, 10),
+            Event("cuLaunchKernel", "cuda_driver", 2, 8),
+            Event("cuLaunchKernel", "cuda_driver", 2, 8, thread=2),
+            Event("cuLaunchKernelEx", "cuda_driver", 20, 25),
+        ]
+    )
     assert c["host_launches"] == 3
     assert c["by_api"]["cuLaunchKernel (inside a runtime launch, not counted)"] == 1
 
 
 @pytest.mark.parametrize(
     ("name", "key"),
-    [("NVIDIA H200", "h200"), ("NVIDIA H200 NVL", None), ("NVIDIA GH200 480GB", None),
-     ("NVIDIA H100 80GB HBM3", "h100_sxm"), ("NVIDIA H100 SXM5 80GB", "h100_sxm"),
-     ("NVIDIA H100 PCIe", None), ("NVIDIA H100 NVL", None),
-     ("NVIDIA A100-SXM4-80GB", "a100_80gb"), ("NVIDIA A100-SXM4-40GB", None),
-     ("NVIDIA A100 80GB PCIe", None), ("NVIDIA B200", "b200"), ("NVIDIA GB200", None),
-     ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "rtx_pro_6000"),
-     ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", None),
-     ("NVIDIA GeForce RTX 4090", None)],
+    [
+        ("NVIDIA H200", "h200"),
+        ("NVIDIA H200 NVL", None),
+        ("NVIDIA GH200 480GB", None),
+        ("NVIDIA H100 80GB HBM3", "h100_sxm"),
+        ("NVIDIA H100 SXM5 80GB", "h100_sxm"),
+        ("NVIDIA H100 PCIe", None),
+        ("NVIDIA H100 NVL", None),
+        ("NVIDIA A100-SXM4-80GB", "a100_80gb"),
+        ("NVIDIA A100-SXM4-40GB", None),
+        ("NVIDIA A100 80GB PCIe", None),
+        ("NVIDIA B200", "b200"),
+        ("NVIDIA GB200", None),
+        ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "rtx_pro_6000"),
+        ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", None),
+        ("NVIDIA GeForce RTX 4090", None),
+    ],
 )
 def test_profile_only_for_the_gpu_it_describes(name, key):
     spec = gpu.profile_for(name)
@@ -81,57 +100,72 @@ def test_profile_only_for_the_gpu_it_describes(name, key):
 
 
 @pytest.fixture
-def dry_gpu(monkeypatch):
-    """The GPU experiments' own code, run on CPU tensors through Triton's interpreter, with
-    the CUDA-only parts (timers, graph capture, profiler, synchronise) replaced."""
+def dry():
+    """A rig that runs the GPU experiments' own code on CPU tensors through Triton's
+    interpreter, with the CUDA-only steps (timers, capture, profiler, sync) replaced."""
     from infrabook.kernels import INTERPRETED
 
     if not INTERPRETED:
         pytest.skip("a real GPU is present: the dry run is for CPU-only machines")
-    fake = {"kind": "cuda", "name": "NVIDIA H200", "slug": "nvidia-h200", "driver": "dry",
-            "sm_count": 2, "capability": "9.0", "memory_bytes": 1, "l2_bytes": 4096,
-            "cuda_runtime": None, "host_cpu": "dry"}
+    info = {
+        "kind": "cuda",
+        "name": "NVIDIA H200",
+        "slug": "nvidia-h200",
+        "driver": "dry",
+        "sm_count": 2,
+        "capability": "9.0",
+        "memory_bytes": 1,
+        "l2_bytes": 4096,
+        "cuda_runtime": None,
+        "host_cpu": "dry",
+    }
 
     def timing(fn):
         fn()
         return {"median_s": 1e-3, "p20_s": 9e-4, "p80_s": 1.1e-3, "n": None}
 
-    monkeypatch.setattr(gpu, "DEVICE", "cpu")
-    monkeypatch.setattr(gpu, "unavailable_reason", lambda: None)
-    monkeypatch.setattr(gpu, "gpu_info", lambda index=0: fake)
-    monkeypatch.setattr(gpu, "bench_flushed", timing)
-    monkeypatch.setattr(gpu, "bench_unflushed", timing)
-    monkeypatch.setattr(gpu, "_capture", lambda fn: fn)
-    monkeypatch.setattr(gpu, "_profile_counts", lambda fn, runs: {
-        "host_launches": runs, "graph_launches": 0, "kernels": runs, "by_api": {},
-        "kernel_names": {}})
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    def profile(fn, runs):
+        return {
+            "host_launches": runs,
+            "graph_launches": 0,
+            "kernels": runs,
+            "by_api": {},
+            "kernel_names": {},
+        }
+
+    return gpu.Rig("cpu", info, timing, timing, lambda fn: fn, profile, lambda: None)
 
 
-def test_gpu_experiments_dry_run(dry_gpu):
+def test_gpu_experiments_dry_run(dry):
     entries = [
-        gpu.gpu_swiglu(True, shapes=[(4, 64), (2, 64)], copy_bytes=4096),
-        gpu.gpu_flash(True, seq_lens=(16,), heads=1, tokens=16, head_dim=16),
-        gpu.gpu_graphs(True, rows=2, d_model=16, d_ff=32),
-        gpu.gpu_persistent(True, shape=(16, 256)),  # 4 tiles of 1024
+        gpu.gpu_swiglu(rig=dry, shapes=[(4, 64), (2, 64), (8, 64)], copy_bytes=4096),
+        gpu.gpu_flash(rig=dry, seq_lens=(16,), heads=1, tokens=16, head_dim=16),
+        gpu.gpu_graphs(rig=dry, rows=2, d_model=16, d_ff=32),
+        gpu.gpu_persistent(rig=dry, shape=(16, 256)),  # 4 tiles of 1024
     ]
     for e in entries:
-        record.check_entry(e)
-        assert e["status"] == "ok" and e["provenance"]["device"]["slug"] == "nvidia-h200"
+        assert e.status == "ok" and e.provenance.device["slug"] == "nvidia-h200"
     swiglu, flash, graphs, persistent = entries
-    assert swiglu["targets"][0]["id"] == "gpu_fused_swiglu_bandwidth"
-    assert swiglu["results"]["spec_dram_tb_s"] == 4.8
-    assert "[devices.h200]" in swiglu["results"]["datasheet"]
-    assert swiglu["results"]["shapes"][0]["paths"]["triton_fused"]["max_abs_err_vs_fp32"] < 0.1
-    assert flash["results"]["per_seq_len"][0]["max_abs_diff_vs_sdpa"] < 0.1
-    assert flash["targets"][0]["met"] is None  # L=8192 not in the dry run
-    assert set(graphs["results"]) == {"eager", "graph", "fused", "fused+graph"}
-    assert persistent["results"]["persistent_1x_sm"]["programs"] == 2
-    assert all(r["equal_to_per_tile"] for r in persistent["results"].values())
+    assert swiglu.targets[0].id == "gpu_fused_swiglu_bandwidth"
+    assert swiglu.results["spec_dram_tb_s"] == 4.8
+    assert "[devices.h200]" in swiglu.results["datasheet"]
+    assert swiglu.results["shapes"][0]["paths"]["triton_fused"]["max_abs_err_vs_fp32"] < 0.1
+    # three shapes, three sets of values: none overwrites another
+    keys = [k for k in swiglu.values if k.endswith("triton_fused_flushed_us")]
+    assert sorted(keys) == [
+        "2x64_triton_fused_flushed_us",
+        "8x64_triton_fused_flushed_us",
+        "article_triton_fused_flushed_us",
+    ]
+    assert flash.results["per_seq_len"][0]["max_abs_diff_vs_sdpa"] < 0.1
+    assert flash.targets[0].met is None  # L=8192 not in the dry run
+    assert set(graphs.results) == {"eager", "graph", "fused", "fused+graph"}
+    assert persistent.results["persistent_1x_sm"]["programs"] == 2
+    assert all(r["equal_to_per_tile"] for r in persistent.results.values())
     for e in entries:
         record.merge("nvidia-h200", e)
     assert report.devices() == ["nvidia-h200"]
-    for name in record.GPU_EXPERIMENTS:
+    for name in GPU_EXPERIMENTS:
         shown = report.show(name)
         assert shown.tables and "NVIDIA H200" in shown.provenance
     for name in ("gpu_swiglu", "gpu_flash"):
@@ -139,21 +173,25 @@ def test_gpu_experiments_dry_run(dry_gpu):
     assert report.value("gpu_graphs", "eager_kernels") == 3
 
 
-def test_unprofiled_gpu_records_the_datasheet_as_unknown(dry_gpu, monkeypatch):
-    info = gpu.gpu_info() | {"name": "NVIDIA H100 PCIe", "slug": "nvidia-h100-pcie"}
-    monkeypatch.setattr(gpu, "gpu_info", lambda index=0: info)
-    e = gpu.gpu_flash(True, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
-    assert e["results"]["spec_bf16_tflops"] is None
-    assert e["results"]["datasheet"].startswith("unknown")
-    assert e["tables"][0]["rows"][0][7] is None  # % of datasheet peak
+def test_unprofiled_gpu_records_the_datasheet_as_unknown(dry):
+    rig = dataclasses.replace(
+        dry, info=dry.info | {"name": "NVIDIA H100 PCIe", "slug": "nvidia-h100-pcie"}
+    )
+    e = gpu.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
+    assert e.results["spec_bf16_tflops"] is None
+    assert e.results["datasheet"].startswith("unknown")
+    assert get("gpu_flash").tables(e)[0].rows[0][7] is None  # % of datasheet peak
 
 
 @pytest.mark.parametrize(
-    ("call", "needle"),
-    [(lambda: gpu.gpu_swiglu(True, copy_bytes=0), "copy_bytes must be a positive integer"),
-     (lambda: gpu.gpu_swiglu(True, shapes=[]), "shapes must name at least one"),
-     (lambda: gpu.gpu_flash(True, seq_lens=()), "seq_lens must name at least one")],
+    ("sizes", "needle"),
+    [
+        ({"copy_bytes": 0}, "copy_bytes must be a positive integer"),
+        ({"shapes": []}, "shapes must name at least one"),
+        ({"seq_lens": ()}, "seq_lens must name at least one"),
+    ],
 )
-def test_empty_sizes_are_refused_not_replaced_by_defaults(dry_gpu, call, needle):
+def test_empty_sizes_are_refused_not_replaced_by_defaults(dry, sizes, needle):
+    experiment = gpu.gpu_flash if "seq_lens" in sizes else gpu.gpu_swiglu
     with pytest.raises(ValueError, match=needle):
-        call()
+        experiment(rig=dry, **sizes)

@@ -1,23 +1,30 @@
-"""Record schema, atomic writes, and what an interrupted run leaves behind."""
+"""Record schema, atomic writes, unreadable records, and what an interrupted run leaves."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 
-from infrabook.bench import cpu, record, run
+from infrabook.bench import cpu, host, record, report, run
+from infrabook.bench.record import Entry, RecordError, Target
 
 
-def fake_entry(name: str = "launches", marker: float = 1.0) -> dict:
-    return record.entry(
-        name, f"{name} title", device=record.cpu_info(), quick=True,
-        method={"summary": "test"}, params={}, results={"marker": marker},
-        values={"marker": marker},
-        tables=[record.table("t", ["a", "b"], [[1, marker]])],
-        targets=[record.target("t1", "a target", marker, 1.0, ">=")],
-        duration_s=0.0,
+def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
+    return Entry(
+        name,
+        "ok",
+        None,
+        record.provenance(host.cpu_info(), quick=True),
+        method={"summary": "test"},
+        params={"marker": marker},
+        results={"marker": marker},
+        targets=(Target("t1", "a target", marker, 1.0, ">="),),
     )
 
 
@@ -25,18 +32,44 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
     path = record.merge("cpu", fake_entry())
     assert path == bench_dir / "cpu.json"
     data = json.loads(path.read_text())
-    assert data["schema"] == record.SCHEMA and data["device"] == "cpu"
+    assert data["schema"] == record.SCHEMA == 2 and data["device"] == "cpu"
     e = data["experiments"]["launches"]
-    for key in ("name", "title", "status", "reason", "provenance", "method", "params",
-                "results", "values", "tables", "targets", "duration_s"):
-        assert key in e
+    assert set(e) == {
+        "name",
+        "status",
+        "reason",
+        "provenance",
+        "method",
+        "params",
+        "results",
+        "targets",
+        "duration_s",
+    }  # stored once: no values, no tables
     prov = e["provenance"]
-    assert {"device", "versions", "git", "date", "quick", "host_load"} <= set(prov)
+    assert {"device", "versions", "git", "date", "quick", "host_load", "note"} == set(prov)
     assert prov["date"].endswith("Z")
     assert {"torch", "triton", "numpy"} <= set(prov["versions"])
     assert {"commit", "dirty"} <= set(prov["git"])
     assert prov["device"]["kind"] == "cpu" and prov["device"]["usable_cores"] >= 1
-    assert e["targets"][0]["met"] is True
+    assert set(e["targets"][0]) == {
+        "id",
+        "description",
+        "measured",
+        "threshold",
+        "comparison",
+        "unit",
+        "note",
+    }  # judged when read
+    assert record.read(path).experiments["launches"] == fake_entry().__class__(
+        **{**record.read(path).experiments["launches"].__dict__}
+    )
+    assert record.read(path).experiments["launches"].targets[0].met is True
+
+
+def test_a_record_reads_back_equal_to_what_was_written(bench_dir):
+    entry = fake_entry("shapes", 2.5)
+    path = record.merge("cpu", entry)
+    assert record.read(path).experiments["shapes"] == entry
 
 
 def test_merge_keeps_other_experiments_and_orders_them(bench_dir):
@@ -44,9 +77,9 @@ def test_merge_keeps_other_experiments_and_orders_them(bench_dir):
     record.merge("cpu", fake_entry("fusion", 3.0))
     record.merge("cpu", fake_entry("shapes", 4.0))
     data = record.read(bench_dir / "cpu.json")
-    assert list(data["experiments"]) == ["fusion", "shapes"]
-    assert data["experiments"]["shapes"]["values"]["marker"] == 4.0
-    assert data["experiments"]["fusion"]["values"]["marker"] == 3.0
+    assert list(data.experiments) == ["fusion", "shapes"]
+    assert data.experiments["shapes"].results["marker"] == 4.0
+    assert data.experiments["fusion"].results["marker"] == 3.0
 
 
 def test_record_file_is_readable_by_others(bench_dir):
@@ -54,16 +87,11 @@ def test_record_file_is_readable_by_others(bench_dir):
     assert path.stat().st_mode & 0o044 == 0o044
 
 
-@pytest.mark.parametrize(
-    ("bad", "needle"),
-    [({"status": "great"}, "status must be ok, skipped or failed, got 'great'"),
-     ({"name": "nope"}, "unknown experiment 'nope'"),
-     ({"tables": [{"title": "", "columns": ["a"], "rows": [[1, 2]]}]}, "2 cells, expected 1")],
-)
-def test_check_entry_rejects_malformed_entries(bad, needle):
-    entry = fake_entry() | bad
-    with pytest.raises(ValueError, match=needle):
-        record.check_entry(entry)
+def test_entries_refuse_a_bad_status_and_targets_a_bad_comparison():
+    with pytest.raises(ValueError, match="status must be one of ok, skipped, failed, got 'great'"):
+        fake_entry().__class__("launches", "great", None, fake_entry().provenance)
+    with pytest.raises(ValueError, match="comparison must be '>=' or '<=', got '=='"):
+        Target("t", "d", 1.0, 1.0, "==")
 
 
 def test_failed_replace_leaves_the_earlier_file_intact(bench_dir, monkeypatch):
@@ -83,56 +111,148 @@ def test_failed_replace_leaves_the_earlier_file_intact(bench_dir, monkeypatch):
 def test_unserialisable_data_fails_before_touching_the_file(bench_dir):
     path = record.merge("cpu", fake_entry("fusion", 1.0))
     before = path.read_bytes()
-    data = record.read(path)
-    data["experiments"]["fusion"]["results"]["bad"] = object()
     with pytest.raises(TypeError, match="cannot store object as JSON"):
-        record.write_atomic(path, data)
+        record.merge(
+            "cpu", Entry("fusion", "ok", None, fake_entry().provenance, results={"bad": object()})
+        )
     assert path.read_bytes() == before
     assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]
 
 
 def test_non_finite_numbers_are_stored_as_null(bench_dir):
-    e = fake_entry()
-    e["values"]["inf"] = float("inf")
-    path = record.merge("cpu", e)
-    assert record.read(path)["experiments"]["launches"]["values"]["inf"] is None
+    path = record.merge(
+        "cpu", Entry("launches", "ok", None, fake_entry().provenance, results={"inf": float("inf")})
+    )
+    assert record.read(path).experiments["launches"].results["inf"] is None
 
 
-def test_interrupted_run_keeps_finished_and_earlier_experiments(bench_dir, monkeypatch):
-    earlier = record.merge("cpu", fake_entry("shapes", 7.0)).read_text()
-    assert "shapes" in earlier
-
-    def interrupted(**kwargs):
-        raise KeyboardInterrupt
-
-    # The suite runs launches, then shapes; shapes is interrupted half-way.
-    monkeypatch.setattr(cpu, "shapes", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        run.main(["--only", "shapes", "launches", "--quick"])
-    data = record.read(bench_dir / "cpu.json")
-    assert data["experiments"]["shapes"]["values"]["marker"] == 7.0  # the earlier result
-    assert data["experiments"]["launches"]["values"]["eager_dispatches"] == 18  # finished
+def _edit(text: str) -> str:
+    data = json.loads(text)
+    data["experiments"]["launches"]["results"] = "lots"
+    return json.dumps(data)
 
 
-def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch, capsys):
+def _older(text: str) -> str:
+    data = json.loads(text)
+    data["schema"] = 1
+    return json.dumps(data)
+
+
+def _unknown_field(text: str) -> str:
+    data = json.loads(text)
+    data["experiments"]["launches"]["values"] = {}
+    return json.dumps(data)
+
+
+def _lost_field(text: str) -> str:
+    data = json.loads(text)
+    del data["experiments"]["launches"]["provenance"]["date"]
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    ("spoil", "why"),
+    [
+        (lambda t: t[: len(t) // 2], "is not valid JSON"),
+        (lambda t: "", "is not valid JSON"),
+        (_older, "schema 1, this version of infrabook reads schema 2"),
+        (_edit, r"experiments.launches.results must be an object"),
+        (_unknown_field, r"experiments.launches has unknown fields \['values'\]"),
+        (_lost_field, "experiments.launches.provenance lacks the field 'date'"),
+        (lambda t: "[1, 2]", "the file is not a JSON object"),
+    ],
+)
+def test_an_unreadable_record_names_the_file_and_why_and_is_never_overwritten(
+    bench_dir, spoil, why
+):
+    path = record.merge("cpu", fake_entry())
+    path.write_text(spoil(path.read_text()))
+    spoiled = path.read_bytes()
+    with pytest.raises(RecordError, match=why) as err:
+        record.read(path)
+    assert str(path) in str(err.value)
+    with pytest.raises(RecordError, match=why):
+        record.merge("cpu", fake_entry("shapes"))
+    with pytest.raises(RecordError, match=why):
+        report.value("launches", "eager_dispatches")
+    shown = report.show("launches")
+    assert shown.kind == "error" and str(path) in shown.message
+    assert path.read_bytes() == spoiled
+
+
+def _wait_for(proc: subprocess.Popen, needle: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if needle in line:
+            return
+        if not line and proc.poll() is not None:
+            break
+    proc.kill()
+    pytest.fail(f"the suite never printed {needle!r}")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, sig):
+    earlier = record.merge("cpu", fake_entry("shapes", 7.0))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    with subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "infrabook.bench",
+            "--quick",
+            "--only",
+            "launches",
+            "shapes",
+            "--out",
+            str(bench_dir),
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    ) as proc:
+        _wait_for(proc, "shapes: start")  # launches is merged; shapes is now running
+        proc.send_signal(sig)
+        assert proc.wait(timeout=60) != 0
+    data = record.read(earlier)  # a whole record, never half a file
+    assert data.experiments["shapes"].results["marker"] == 7.0  # the earlier result
+    assert data.experiments["launches"].values["eager_dispatches"] == 18  # finished
+    assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]  # no temp file left
+
+
+def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch, caplog):
     record.merge("cpu", fake_entry("launches", 5.0))
 
     def broken(**kwargs):
         raise RuntimeError("kaput")
 
-    monkeypatch.setattr(cpu, "launches", broken)
+    monkeypatch.setattr(cpu.launches, "run", broken)
     assert run.main(["--only", "launches"]) == 1
-    assert "kaput" in capsys.readouterr().err
-    data = record.read(bench_dir / "cpu.json")
-    assert data["experiments"]["launches"]["values"]["marker"] == 5.0
+    assert "launches: FAILED" in caplog.text and "kaput" in caplog.text
+    assert record.read(bench_dir / "cpu.json").experiments["launches"].results["marker"] == 5.0
 
 
-def test_read_ignores_a_file_that_is_not_a_record(bench_dir):
-    bench_dir.mkdir(parents=True)
-    (bench_dir / "cpu.json").write_text("{not json")
-    assert record.read(bench_dir / "cpu.json") is None
-    (bench_dir / "cpu.json").write_text('{"schema": 99}')
-    assert record.read(bench_dir / "cpu.json") is None
+def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):
+    for name in ("fusion", "shapes"):  # the smallest sizes: the quick path, seconds faster
+        exp = getattr(cpu, name)
+        monkeypatch.setattr(
+            exp,
+            "quick",
+            exp.quick
+            | (
+                {"rows": 16, "cols": 256, "compiled": False}
+                if name == "fusion"
+                else {"rows": (4, 8), "k": 16, "n": 16, "scale": 64, "prep": "none"}
+            ),
+        )
+    assert run.main(["--quick", "--only", "cpu", "--out", str(bench_dir)]) == 0
+    rec = record.read(bench_dir / "cpu.json")
+    assert list(rec.experiments) == ["fusion", "attention_memory", "launches", "shapes"]
+    assert all(e.provenance.quick for e in rec.experiments.values())
+    assert report.value("launches", "fused_dispatches") == 15
+    assert report.show("shapes").tables
 
 
 def test_record_path_wants_a_slug():
@@ -142,5 +262,5 @@ def test_record_path_wants_a_slug():
 
 
 def test_select_rejects_unknown_names():
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match="unknown experiment 'fusoin'"):
         run.select(["fusoin"])

@@ -6,17 +6,24 @@ import pytest
 from matplotlib.figure import Figure
 
 from infrabook import config
-from infrabook.bench import cpu, record, report
+from infrabook.bench import cpu, host, record, report
+from infrabook.bench.record import Entry
+from infrabook.bench.registry import EXPERIMENTS, get
+from infrabook.labels import text
 
 
 @pytest.fixture
 def fixture_record(bench_dir):
-    record.merge("cpu", cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32,
-                                             block_k=16))
+    record.merge(
+        "cpu", cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32, block_k=16)
+    )
     record.merge("cpu", cpu.launches(rows=2, d_model=8, d_ff=16))
-    record.merge("cpu", cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64))
-    e = cpu.fusion(rows=16, cols=256, reps=2, warmup=1, flush=False)
-    record.merge("cpu", e)
+    record.merge(
+        "cpu", cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
+    )
+    record.merge(
+        "cpu", cpu.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=False)
+    )
     return bench_dir
 
 
@@ -27,42 +34,63 @@ def test_devices_and_load(fixture_record):
     assert report.load("nvidia-h200") is None
 
 
-def test_show_has_a_table_and_one_provenance_line(fixture_record):
+def test_show_renders_pipe_tables_and_one_provenance_line(fixture_record):
     d = report.show("launches")
-    page = d._repr_html_()
-    assert page.count("<table") == 1 and "<td>18</td>" in page and "<td>15</td>" in page
-    assert page.count("Measured on") == 1
-    for needle in ("torch", "numpy", "commit", "method:", "cores"):
+    page = d._repr_markdown_()
+    assert page.count("\n|:---") == 1 and "| 18 | 18 |" in page and "| 15 | 15 |" in page
+    assert page.count(text("bench.prov.measured", where="")) == 1
+    assert d.title.startswith(text("bench.title.launches"))
+    for needle in (
+        "torch",
+        "numpy",
+        text("bench.prov.commit", commit=""),
+        text("bench.prov.method", method=""),
+        text("bench.prov.quick"),
+    ):
         assert needle in d.provenance
-    md = d._repr_markdown_()
-    assert "| eager |" in md and "Measured on" in md
     assert "18" in str(d)
 
 
-def test_value_reads_the_values(fixture_record):
+def test_value_is_derived_from_the_results(fixture_record):
     assert report.value("launches", "eager_dispatches") == 18
     assert report.value("attention_memory", "all_close") is True
     assert report.value("fusion", "model_speedup") == pytest.approx(5 / 3)
-    with pytest.raises(KeyError, match="has no value"):
+    with pytest.raises(KeyError, match="has no value 'nope'"):
         report.value("launches", "nope")
     assert report.value("launches", "nope", default=0) == 0
 
 
+def test_pages_index_entries_like_the_json(fixture_record):
+    e = report.entry("shapes")
+    assert e["params"]["k"] == 16 and e["provenance"]["quick"] is True
+    (target,) = report.entry("attention_memory")["targets"]
+    assert target["comparison"] == "<=" and target["met"] is None
+    with pytest.raises(KeyError, match="nope"):
+        e["nope"]
+
+
 def test_targets_table(fixture_record):
-    rows = report.targets("cpu").tables[0]["rows"]
+    rows = report.targets("cpu").tables[0].rows
     # every configured target appears once, measured or not
     assert [r[2] for r in rows] == [t["description"] for t in config.bench_targets().values()]
-    by_experiment = {r[1]: r for r in rows}
+    by_experiment = {r[1]: r for r in rows}  # by title, never the raw experiment id
+    by_experiment = {
+        name: by_experiment[get(name).title]
+        for name in EXPERIMENTS
+        if get(name).title in by_experiment
+    }
     assert by_experiment["fusion"][0] == "cpu"
-    assert by_experiment["gpu_flash"][0] == "—" and by_experiment["gpu_flash"][5] == (
-        "not measured")
-    assert "not measured" in {r[5] for r in rows if r[1] == "attention_memory"}
+    assert by_experiment["gpu_flash"][0] == "—"
+    assert by_experiment["gpu_flash"][5] == text("bench.unmeasured")
+    assert text("bench.unmeasured") in {r[5] for r in rows if r[1] == get("attention_memory").title}
 
 
 def test_a_skipped_gpu_note_in_the_cpu_record_is_not_a_measurement(bench_dir):
-    prov = record.provenance(record.cpu_info(), quick=True)
-    record.merge("cpu", record.skipped("gpu_flash", "t", "no CUDA device", prov))
-    assert report.show("gpu_flash").message == report.NOT_MEASURED
+    prov = record.provenance(host.cpu_info(), quick=True)
+    record.merge("cpu", Entry("gpu_flash", "skipped", "no CUDA device", prov))
+    assert report.show("gpu_flash").message == report.NO_GPU_RECORD
+    shown = report.show("gpu_flash", device="cpu")
+    assert shown.message == text("bench.not_run", reason="no CUDA device")
 
 
 def test_figures(fixture_record):
@@ -73,20 +101,21 @@ def test_figures(fixture_record):
         report.figure("launches")
 
 
-def test_missing_record_says_not_measured(bench_dir):
+def test_missing_record_is_one_short_note(bench_dir):
     assert report.devices() == []
-    for name in record.EXPERIMENTS:
+    for name, exp in EXPERIMENTS.items():
         d = report.show(name)
-        assert d.message == report.NOT_MEASURED
-        assert report.NOT_MEASURED in d._repr_html_()
+        assert d.message == (report.NO_GPU_RECORD if exp.device == "cuda" else report.NOT_MEASURED)
+        page = d._repr_markdown_()
+        assert page == f"```{{note}}\n{d.message}\n```" and name not in page
     assert report.show("gpu_flash", device="nvidia-h200").message == report.NOT_MEASURED
-    assert {r[5] for r in report.targets().tables[0]["rows"]} == {"not measured"}
+    assert {r[5] for r in report.targets().tables[0].rows} == {text("bench.unmeasured")}
     with pytest.raises(KeyError, match="not measured"):
         report.value("fusion", "best_speedup")
 
 
 def test_unknown_experiment_is_an_error(bench_dir):
-    with pytest.raises(ValueError, match="unknown experiment"):
+    with pytest.raises(ValueError, match="unknown experiment 'fusoin'"):
         report.show("fusoin")
 
 

@@ -18,10 +18,13 @@ def test_timing_statistics():
 def test_interleaving_rotates_and_flushes_before_every_call():
     log = []
     ticks = iter(range(1000))
-    out = time_interleaved({"a": lambda: log.append("a"), "b": lambda: log.append("b"),
-                            "c": lambda: log.append("c")},
-                           warmup=0, reps=3, before=lambda: log.append("f"),
-                           clock=lambda: next(ticks))
+    out = time_interleaved(
+        {"a": lambda: log.append("a"), "b": lambda: log.append("b"), "c": lambda: log.append("c")},
+        warmup=0,
+        reps=3,
+        before=lambda: log.append("f"),
+        clock=lambda: next(ticks),
+    )
     calls = [x for x in log if x != "f"]
     assert calls == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
     assert log.count("f") == 9

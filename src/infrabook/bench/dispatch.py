@@ -26,8 +26,14 @@ from torch.utils._python_dispatch import TorchDispatchMode
 NAMESPACE = "infrabook_bench"
 
 #: The six operators of one eager FFN run, in order, as the counter names them.
-EAGER_OPS = ("aten.mm.default", "aten.mm.default", "aten.silu.default", "aten.mul.Tensor",
-             "aten.mm.default", "aten.add.Tensor")
+EAGER_OPS = (
+    "aten.mm.default",
+    "aten.mm.default",
+    "aten.silu.default",
+    "aten.mul.Tensor",
+    "aten.mm.default",
+    "aten.add.Tensor",
+)
 
 
 class DispatchCounter(TorchDispatchMode):
@@ -85,13 +91,22 @@ class FFN:
     True
     """
 
-    def __init__(self, rows: int, d_model: int, d_ff: int, *, seed: int = 0,
-                 dtype: torch.dtype = torch.float32, device: str = "cpu") -> None:
+    def __init__(
+        self,
+        rows: int,
+        d_model: int,
+        d_ff: int,
+        *,
+        seed: int = 0,
+        dtype: torch.dtype = torch.float32,
+        device: str = "cpu",
+    ) -> None:
         gen = torch.Generator().manual_seed(seed)
 
         def rand(*shape: int, scale: float = 1.0) -> torch.Tensor:
             return (torch.randn(*shape, generator=gen) * scale).to(dtype=dtype, device=device)
 
+        self.shape = {"rows": rows, "d_model": d_model, "d_ff": d_ff}
         self.x = rand(rows, d_model)
         self.w_gate = rand(d_model, d_ff, scale=d_model**-0.5)
         self.w_up = rand(d_model, d_ff, scale=d_model**-0.5)

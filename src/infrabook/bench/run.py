@@ -3,8 +3,8 @@
 Runs the CPU experiments always and the GPU experiments when CUDA is available (without
 it, each GPU experiment is recorded in ``cpu.json`` as skipped, with the reason). Each
 experiment is merged into its device's record the moment it finishes, by an atomic file
-replace: stopping the run (Ctrl-C, a crash, a time-out) loses only the experiment in
-progress. Progress goes to stderr; the targets' verdicts to stdout at the end.
+replace: stopping the run (Ctrl-C, a kill, a crash, a time-out) loses only the experiment
+in progress. Progress goes to stderr; the targets' verdicts to stdout at the end.
 
 Options:
 
@@ -20,43 +20,20 @@ Options:
 from __future__ import annotations
 
 import argparse
-import os
+import dataclasses
+import logging
 import sys
 import time
-import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from infrabook.bench import record
-from infrabook.bench.record import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
-from infrabook.bench.timing import progress
+from infrabook.bench import host, record
+from infrabook.bench.record import Entry
+from infrabook.bench.registry import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
 
 QUIET_BUSY = 0.25
 
-
-def cpu_params(quick: bool) -> dict[str, dict[str, Any]]:
-    """Arguments of each CPU experiment for a full run (the article's sizes) or a quick one."""
-    from infrabook import config
-
-    chain = config.scenarios()["ffn_chain"]
-    if quick:
-        return {
-            "fusion": {"rows": chain["rows"] // 4, "cols": chain["cols"] // 3, "reps": 5,
-                       "warmup": 1, "compiled": True},
-            "attention_memory": {"seq_lens": (256, 512, 1024), "head_dim": 128},
-            "launches": {},
-            "shapes": {"rows": (16, 64, 256, 1024), "k": 256, "n": 256, "reps": 3,
-                       "scale": 4, "prep": "compile"},
-        }
-    return {
-        "fusion": {"rows": chain["rows"], "cols": chain["cols"], "reps": 15, "warmup": 2,
-                   "compiled": True},
-        "attention_memory": {"seq_lens": (1024, 2048, 4096, 8192), "head_dim": 128},
-        "launches": {},
-        "shapes": {"rows": (16, 32, 64, 128, 256, 512, 1024, 2048), "k": 1024, "n": 1024,
-                   "reps": 10, "warmup": 2, "scale": 1, "prep": "compile"},
-    }
+log = logging.getLogger("infrabook.bench")
 
 
 def select(only: Sequence[str] | None) -> list[str]:
@@ -71,124 +48,109 @@ def select(only: Sequence[str] | None) -> list[str]:
         return list(EXPERIMENTS)
     wanted: set[str] = set()
     for name in only:
-        if name == "cpu":
-            wanted.update(CPU_EXPERIMENTS)
-        elif name == "gpu":
-            wanted.update(GPU_EXPERIMENTS)
+        if name in ("cpu", "gpu"):
+            wanted.update(CPU_EXPERIMENTS if name == "cpu" else GPU_EXPERIMENTS)
         elif name in EXPERIMENTS:
             wanted.add(name)
         else:
-            raise SystemExit(f"unknown experiment {name!r}: expected cpu, gpu or one of "
-                             f"{', '.join(EXPERIMENTS)}")
+            raise SystemExit(
+                f"unknown experiment {name!r}: expected cpu, gpu or one of {', '.join(EXPERIMENTS)}"
+            )
     return [n for n in EXPERIMENTS if n in wanted]
 
 
-def wait_quiet(limit_s: float) -> float | None:
+def wait_quiet(limit_s: float) -> float:
     """Wait up to ``limit_s`` seconds until the other processes leave the CPUs mostly idle
     (two one-second samples in a row under 25 % busy); return the last sample."""
     deadline = time.monotonic() + limit_s
-    quiet_in_a_row = 0
-    busy = None
+    quiet_in_a_row, busy = 0, 1.0
     while quiet_in_a_row < 2:
-        busy = record.cpu_busy(1.0)
-        if busy is None:
-            return None
+        busy = host.cpu_busy(1.0)
         quiet_in_a_row = quiet_in_a_row + 1 if busy <= QUIET_BUSY else 0
         if quiet_in_a_row == 0:
             if time.monotonic() >= deadline:
-                progress(f"still {busy:.0%} busy after {limit_s:.0f} s: going ahead")
+                log.info("still %.0f%% busy after %.0f s: going ahead", 100 * busy, limit_s)
                 return busy
-            progress(f"other processes keep {busy:.0%} of the CPUs busy; waiting ...")
+            log.info("other processes keep %.0f%% of the CPUs busy; waiting ...", 100 * busy)
             time.sleep(2.0)
     return busy
 
 
-def run_experiment(
-    name: str, fn: Callable[[], dict[str, Any]], device: str, out: Path | None,
-    busy_before: float | None = None,
-) -> dict[str, Any]:
-    """Run one experiment and merge its entry into ``device``'s record; return the entry."""
-    started = time.perf_counter()
-    progress(f"{name}: start")
-    entry = fn()
-    entry["provenance"].setdefault("host_load", {})["others_busy_before"] = (
-        None if busy_before is None else round(busy_before, 3))
-    path = record.merge(device, entry, out)
-    progress(f"{name}: {entry['status']} in {time.perf_counter() - started:.1f} s "
-             f"-> {path}")
-    return entry
-
-
-def _verdicts(entries: list[dict[str, Any]]) -> list[str]:
+def _verdicts(entries: list[Entry]) -> list[str]:
     lines = []
-    for e in entries:
-        for t in e.get("targets", []):
-            verdict = {True: "MET", False: "MISSED", None: "NOT MEASURED"}[t["met"]]
-            measured = "—" if t["measured"] is None else f"{t['measured']:.3g}{t['unit']}"
-            lines.append(f"{verdict:12} {t['description']}: {measured} "
-                         f"(target {t['comparison']} {t['threshold']:g}{t['unit']})")
+    for t in (t for e in entries for t in e.targets):
+        verdict = {True: "MET", False: "MISSED", None: "NOT MEASURED"}[t.met]
+        measured = "—" if t.measured is None else f"{t.measured:.3g}{t.unit}"
+        lines.append(
+            f"{verdict:12} {t.description}: {measured} "
+            f"(target {t.comparison} {t.threshold:g}{t.unit})"
+        )
     return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite; 0 when every selected experiment finished, 1 otherwise."""
-    parser = argparse.ArgumentParser(prog="python -m infrabook.bench",
-                                     description="Run the infrabook benchmark suite.")
+    parser = argparse.ArgumentParser(
+        prog="python -m infrabook.bench", description="Run the infrabook benchmark suite."
+    )
     parser.add_argument("--quick", action="store_true", help="scaled-down sizes")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="cpu, gpu or experiments")
     parser.add_argument("--out", type=Path, help="folder for the records")
     parser.add_argument("--threads", type=int, help="torch threads")
-    parser.add_argument("--wait-quiet", type=float, default=0.0, metavar="S",
-                        help="wait up to S s for an idle CPU before each CPU experiment")
+    parser.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="wait up to S s for an idle CPU before each CPU experiment",
+    )
     args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="[bench] %(message)s", stream=sys.stderr)
     names = select(args.only)
-
     import torch
 
-    from infrabook.bench import cpu, gpu
+    from infrabook.bench import gpu
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    out = args.out
-    if out is not None:
-        os.environ["INFRABOOK_BENCH_DIR"] = str(out)
-    params = cpu_params(args.quick)
-    done: list[dict[str, Any]] = []
+    out = args.out or record.bench_dir()
+    gpu_device = None if gpu.unavailable_reason() else gpu.rig().info["slug"]
+    log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "", out)
+    done: list[Entry] = []
     failed: list[str] = []
-    progress(f"suite: {', '.join(names)}{' (quick)' if args.quick else ''}; records in "
-             f"{out or record.bench_dir()}")
-
-    for name in [n for n in names if n in CPU_EXPERIMENTS]:
-        busy = wait_quiet(args.wait_quiet) if args.wait_quiet > 0 else record.cpu_busy(0.5)
-        if busy is not None and busy > QUIET_BUSY:
-            progress(f"warning: other processes keep {busy:.0%} of the CPUs busy: times "
-                     "will be slower and noisier (the record notes the load)")
-        fn = getattr(cpu, name)
+    for name in names:
+        experiment = EXPERIMENTS[name]
+        busy = None
+        if experiment.device == "cpu":
+            busy = wait_quiet(args.wait_quiet) if args.wait_quiet > 0 else host.cpu_busy(0.5)
+            if busy > QUIET_BUSY:
+                log.warning(
+                    "other processes keep %.0f%% of the CPUs busy: times will be "
+                    "slower and noisier (the record notes the load)",
+                    100 * busy,
+                )
+        started = time.perf_counter()
+        log.info("%s: start", name)
         try:
-            done.append(run_experiment(
-                name, lambda fn=fn, name=name: fn(quick=args.quick, log=progress,
-                                                  **params[name]), "cpu", out, busy))
+            entry = experiment(quick=args.quick)
         except Exception:
             failed.append(name)
-            progress(f"{name}: FAILED, record left as it was\n{traceback.format_exc()}")
-
-    gpu_names = [n for n in names if n in GPU_EXPERIMENTS]
-    reason = gpu.unavailable_reason() if gpu_names else None
-    device = "cpu" if reason else (gpu.device_slug() if gpu_names else "cpu")
-    if reason and gpu_names:
-        progress(f"GPU experiments skipped: {reason}")
-    for name in gpu_names:
-        fn = gpu.EXPERIMENTS[name]
-        try:
-            done.append(run_experiment(
-                name, lambda fn=fn: fn(quick=args.quick, log=progress), device, out))
-        except Exception:
-            failed.append(name)
-            progress(f"{name}: FAILED, record left as it was\n{traceback.format_exc()}")
-        finally:
-            if not reason:
-                torch.cuda.empty_cache()
-
+            log.exception("%s: FAILED, record left as it was", name)
+            continue
+        if busy is not None:
+            prov = entry.provenance
+            entry = dataclasses.replace(
+                entry,
+                provenance=dataclasses.replace(
+                    prov, host_load=prov.host_load | {"others_busy_before": round(busy, 3)}
+                ),
+            )
+        device = gpu_device if gpu_device is not None and experiment.device == "cuda" else "cpu"
+        path = record.merge(device, entry, out)
+        done.append(entry)
+        log.info("%s: %s in %.1f s -> %s", name, entry.status, time.perf_counter() - started, path)
+        if gpu_device and experiment.device == "cuda":
+            torch.cuda.empty_cache()
     for line in _verdicts(done):
         print(line)
     if failed:

@@ -11,7 +11,6 @@ changes) falls on all of them alike instead of on whichever ran last.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -78,20 +77,6 @@ class Timing:
         }
 
 
-#: What the experiments report progress to: :func:`progress`, or :func:`quiet`.
-Log = Callable[[str], None]
-
-
-def progress(message: str) -> None:
-    """One line of progress on stderr (the record goes to a file, results to stdout)."""
-    print(f"[bench] {message}", file=sys.stderr, flush=True)
-
-
-def quiet(message: str) -> None:
-    """Drop a progress line: the experiments' default, so that a page calling one live
-    prints nothing but its result."""
-
-
 def time_interleaved(
     candidates: Mapping[str, Callable[[], object]],
     *,
@@ -121,7 +106,7 @@ def time_interleaved(
             candidates[name]()
     samples: dict[str, list[float]] = {name: [] for name in names}
     for rep in range(reps):
-        order = names[rep % len(names):] + names[:rep % len(names)]
+        order = names[rep % len(names) :] + names[: rep % len(names)]
         for name in order:
             if before is not None:
                 before()

@@ -15,6 +15,7 @@ import torch
 import triton
 import triton.language as tl
 
+from infrabook.checks import check_positive_int
 from infrabook.kernels._checks import INTERPRETED, check_block, check_inputs
 from infrabook.kernels._tiles import swiglu_kernel, swiglu_tile, tile_offsets
 from infrabook.kernels.swiglu import BLOCK
@@ -81,10 +82,7 @@ def swiglu_persistent(
             if INTERPRETED
             else torch.cuda.get_device_properties(g.device).multi_processor_count
         )
-    if isinstance(num_programs, bool) or not isinstance(num_programs, int) or num_programs < 1:
-        raise ValueError(
-            f"swiglu_persistent: num_programs must be a positive integer, got {num_programs!r}"
-        )
+    check_positive_int("swiglu_persistent: num_programs", num_programs)
     programs = min(num_programs, tiles)
     z = torch.empty_like(g)
     _swiglu_persistent_kernel[(programs,)](g, u, z, g.numel(), tiles, BLOCK=block_size)

@@ -7,14 +7,12 @@ They draw or format what :mod:`infrabook.attention_sizes` and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
-from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 
 from infrabook.attention_sizes import AttentionSizes, attention_sizes, flash_traffic
-from infrabook.online_softmax import Ln, Step
+from infrabook.online_softmax import Step
 from infrabook.plots.style import PALETTE, figure
 from infrabook.tables import number_text
 from infrabook.units import mib
@@ -122,20 +120,11 @@ def traffic_plot(
     return fig
 
 
-def _fmt(x: Any) -> str:
-    if isinstance(x, Ln):
-        return str(x)
-    if isinstance(x, Fraction):
-        return str(x)
-    if isinstance(x, np.ndarray):
-        return ", ".join(_fmt(v) for v in np.ravel(x).tolist())
-    return f"{float(x):.6g}"
-
-
 def trace_rows(steps: Sequence[Step]) -> list[list[str]]:
     """The online-softmax trace as table rows: block, its scores, r, m, l, u, u / l.
 
-    >>> from infrabook.online_softmax import trace
+    >>> from fractions import Fraction
+    >>> from infrabook.online_softmax import Ln, trace
     >>> for row in trace_rows(trace([Ln(1), Ln(2)], [Fraction(1), Fraction(3)])):
     ...     print(row)
     ['1', '0', '1', '0', '1', '1', '1']
@@ -144,12 +133,12 @@ def trace_rows(steps: Sequence[Step]) -> list[list[str]]:
     return [
         [
             str(s.index + 1),
-            ", ".join(_fmt(x) for x in s.scores),
-            _fmt(s.r),
-            _fmt(s.state.m),
-            _fmt(s.state.l),
-            _fmt(s.state.u),
-            _fmt(s.state.result),
+            ", ".join(number_text(x, ".6g") for x in s.scores),
+            number_text(s.r, ".6g"),
+            number_text(s.state.m, ".6g"),
+            number_text(s.state.l, ".6g"),
+            number_text(s.state.u, ".6g"),
+            number_text(s.state.result, ".6g"),
         ]
         for s in steps
     ]

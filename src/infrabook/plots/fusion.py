@@ -21,10 +21,6 @@ from infrabook.units import mib
 READ_COLOUR, WRITE_COLOUR = PALETTE[0], PALETTE[1]
 
 
-def _mib_text(nbytes: float) -> str:
-    return number_text(mib(nbytes), ".1f")
-
-
 def kernel_rows(acc: Accounting) -> list[list[str]]:
     """One row per kernel: name, tensors read, tensors written, MiB read, written, moved.
 
@@ -39,9 +35,9 @@ def kernel_rows(acc: Accounting) -> list[list[str]]:
             k.name,
             ", ".join(k.reads) or "-",
             ", ".join(k.writes) or "-",
-            _mib_text(k.bytes_read),
-            _mib_text(k.bytes_written),
-            _mib_text(k.bytes_moved),
+            number_text(mib(k.bytes_read), ".1f"),
+            number_text(mib(k.bytes_written), ".1f"),
+            number_text(mib(k.bytes_moved), ".1f"),
         ]
         for k in acc.kernels
     ]
@@ -59,9 +55,9 @@ def plan_rows(ranked: Sequence[RankedPlan]) -> list[list[str]]:
         [
             r.label,
             str(r.accounting.kernel_count),
-            _mib_text(r.accounting.traffic),
-            _mib_text(r.accounting.peak_live_bytes),
-            _mib_text(r.accounting.footprint_bytes),
+            number_text(mib(r.accounting.traffic), ".1f"),
+            number_text(mib(r.accounting.peak_live_bytes), ".1f"),
+            number_text(mib(r.accounting.footprint_bytes), ".1f"),
         ]
         for r in ranked
     ]
@@ -136,7 +132,7 @@ def traffic_bars(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure:
             ticklabels.append(k.name)
             x += 1.0
         centre = (start + x - 1.0) / 2
-        ax.text(centre, top * 1.08, f"{title}: {_mib_text(acc.traffic)} MiB",
+        ax.text(centre, top * 1.08, f"{title}: {number_text(mib(acc.traffic), '.1f')} MiB",
                 ha="center", va="bottom", fontsize=9, fontweight="bold")
         if p < len(accounts) - 1:
             ax.axvline(x - 0.25, color="#999999", lw=0.8, ls=":")
@@ -193,18 +189,18 @@ def liveness_timeline(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure
         traffic = mib(acc.traffic)
         ax.bar(n + 0.2, traffic, width=0.6, color="#dddddd", edgecolor="#555555",
                hatch="//", label="total traffic" if ax is axes[0] else None)
-        ax.text(n + 0.2, traffic, f"{_mib_text(acc.traffic)}", ha="center", va="bottom",
-                fontsize=8)
+        ax.text(n + 0.2, traffic, number_text(mib(acc.traffic), ".1f"), ha="center",
+                va="bottom", fontsize=8)
         peak = mib(acc.peak_live_bytes)
         ax.axhline(peak, color="#111111", ls="--", lw=0.8,
                    label="peak live" if ax is axes[0] else None)
-        ax.text(-0.7, peak, f"{_mib_text(acc.peak_live_bytes)}", ha="left", va="bottom",
-                fontsize=8)
+        ax.text(-0.7, peak, number_text(mib(acc.peak_live_bytes), ".1f"), ha="left",
+                va="bottom", fontsize=8)
         ax.set_xticks([*range(n), n + 0.2], [*(k.name for k in acc.kernels), "traffic"],
                       fontsize=8)
         ax.set_xlim(-0.8, w - 0.8)
-        ax.set_title(f"{title}\ntraffic {_mib_text(acc.traffic)} MiB, "
-                     f"peak {_mib_text(acc.peak_live_bytes)} MiB", fontsize=9)
+        ax.set_title(f"{title}\ntraffic {number_text(mib(acc.traffic), '.1f')} MiB, "
+                     f"peak {number_text(mib(acc.peak_live_bytes), '.1f')} MiB", fontsize=9)
         ax.set_ylim(0, ymax)
         ax.set_xlabel("kernel step")
     axes[0].set_ylabel("MiB")

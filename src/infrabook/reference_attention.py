@@ -1,4 +1,4 @@
-"""Attention in numpy, two ways, and the peak memory each needs (section 3).
+"""Attention in numpy, two ways: materialised scores, and the online softmax over tiles (section 3).
 
 :func:`naive_attention` materialises S = QK^T/sqrt(d) and P = softmax(S), both L x L in
 fp32, before O = PV. :func:`blockwise_attention` is the same computation as FlashAttention
@@ -8,19 +8,16 @@ organises it: query tiles of ``block_q`` rows stream the keys and values in bloc
 :func:`infrabook.online_softmax.merge` applied to every row at once). Only one tile's scores
 ever exist, so the L x L matrices never do.
 
-These are reference implementations for measuring memory, not fast kernels. Peak memory is
-measured with :mod:`tracemalloc`, to which numpy reports every array buffer it allocates
-(BLAS's own scratch space is not included).
+These are reference algorithms (the benchmark measures their peak memory), not fast kernels.
 """
 
 from __future__ import annotations
 
 import math
-import tracemalloc
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+
+from infrabook.checks import check_positive_int
 
 
 def _check(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
@@ -81,21 +78,20 @@ def blockwise_attention(
     (2.3333, 2.3333)
     """
     _check(q, k, v)
-    for name, b in (("block_q", block_q), ("block_k", block_k)):
-        if isinstance(b, bool) or not isinstance(b, int) or b < 1:
-            raise ValueError(f"{name} must be a positive integer, got {b!r}")
+    check_positive_int("block_q", block_q)
+    check_positive_int("block_k", block_k)
     n, d = q.shape
     n_kv = k.shape[0]
     scale = np.result_type(q, k).type(1.0 / math.sqrt(d))
     out = np.empty_like(q)
     for qs in range(0, n, block_q):
-        qt = q[qs:qs + block_q]
+        qt = q[qs : qs + block_q]
         rows = qt.shape[0]
         m = np.full(rows, -np.inf, dtype=q.dtype)
         l = np.zeros(rows, dtype=q.dtype)  # noqa: E741 - the article's name
         acc = np.zeros((rows, d), dtype=q.dtype)
         for ks in range(0, n_kv, block_k):
-            s = qt @ k[ks:ks + block_k].T
+            s = qt @ k[ks : ks + block_k].T
             s *= scale
             m_new = np.maximum(m, s.max(axis=1))
             r = np.exp(m - m_new)
@@ -103,29 +99,7 @@ def blockwise_attention(
             np.exp(s, out=s)  # s now holds this tile's p
             l = l * r + s.sum(axis=1)  # noqa: E741
             acc *= r[:, None]
-            acc += s @ v[ks:ks + block_k]
+            acc += s @ v[ks : ks + block_k]
             m = m_new
-        out[qs:qs + rows] = acc / l[:, None]
+        out[qs : qs + rows] = acc / l[:, None]
     return out
-
-
-def peak_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, int]:
-    """Run ``fn`` and return its result and the peak bytes it allocated on top of what was
-    already allocated when it started (as :mod:`tracemalloc` sees them).
-
-    >>> _, peak = peak_bytes(np.zeros, (1024, 1024))
-    >>> peak >= 8 * 1024 * 1024
-    True
-    """
-    started = not tracemalloc.is_tracing()
-    if started:
-        tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        base, _ = tracemalloc.get_traced_memory()
-        result = fn(*args, **kwargs)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        if started:
-            tracemalloc.stop()
-    return result, peak - base

@@ -1,0 +1,141 @@
+"""The experiment decorator: one declaration per experiment, with its sizes and its views.
+
+``@experiment(name, device, full=..., quick=...)`` turns a function that measures and
+returns :class:`Measured` into an :class:`Experiment`: calling it picks the full or the
+quick sizes (keyword arguments override either), checks that the device is there (a GPU
+experiment without CUDA returns a *skipped* entry with the reason), times the run and
+wraps the result in a :class:`~infrabook.bench.record.Entry` with its provenance. The
+experiment's ``values`` and ``tables`` (what pages quote and show) are registered beside
+it with ``@name.derive`` and ``@name.tabulate`` and computed from an entry when read.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from infrabook.bench import host
+from infrabook.bench.record import Entry, Target, provenance
+from infrabook.labels import text
+from infrabook.tables import Table
+
+log = logging.getLogger("infrabook.bench")
+
+DEVICES = ("cpu", "cuda")
+
+#: Every declared experiment, in the order of declaration.
+REGISTERED: dict[str, Experiment] = {}
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What an experiment's function returns: the record keeps each of these once."""
+
+    params: dict[str, Any]
+    method: dict[str, Any]
+    results: dict[str, Any]
+    targets: tuple[Target, ...] = ()
+
+
+class Experiment:
+    """A declared experiment: call it to measure, ask it for the views of an entry."""
+
+    def __init__(
+        self,
+        name: str,
+        device: str,
+        run: Callable[..., Measured],
+        full: Mapping[str, Any],
+        quick: Mapping[str, Any],
+    ) -> None:
+        if device not in DEVICES:
+            raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
+        self.name, self.device, self.run = name, device, run
+        self.full, self.quick = dict(full), dict(quick)
+        self._values: Callable[[Entry], dict[str, Any]] = lambda entry: {}
+        self._tables: Callable[[Entry], list[Table]] = lambda entry: []
+        self.__doc__ = run.__doc__
+
+    @property
+    def title(self) -> str:
+        """The title pages show, in the build's language."""
+        return text(f"bench.title.{self.name}")
+
+    def derive(self, fn: Callable[[Entry], dict[str, Any]]) -> Callable[[Entry], dict[str, Any]]:
+        """Register the function that derives the quoted values from an entry."""
+        self._values = fn
+        return fn
+
+    def tabulate(self, fn: Callable[[Entry], list[Table]]) -> Callable[[Entry], list[Table]]:
+        """Register the function that builds the shown tables from an entry."""
+        self._tables = fn
+        return fn
+
+    def values(self, entry: Entry) -> dict[str, Any]:
+        """The numbers and words the prose quotes."""
+        return self._values(entry)
+
+    def tables(self, entry: Entry) -> list[Table]:
+        """The tables a page shows."""
+        return self._tables(entry) if entry.status == "ok" else []
+
+    def __call__(self, quick: bool = True, **sizes: Any) -> Entry:
+        """Run at the quick sizes (a page's live run) or the full ones, ``sizes`` overriding.
+
+        A GPU experiment takes ``rig`` (timers and device; :func:`infrabook.bench.gpu.rig`
+        by default); without CUDA it returns a skipped entry that says why.
+        """
+        kwargs = (self.quick if quick else self.full) | sizes
+        started = time.perf_counter()
+        if self.device == "cuda":
+            from infrabook.bench import gpu
+
+            if kwargs.get("rig") is None:
+                reason = gpu.unavailable_reason()
+                if reason:
+                    log.info("%s: skipped, %s", self.name, reason)
+                    return Entry(
+                        self.name, "skipped", reason, provenance(host.cpu_info(), quick=quick)
+                    )
+                kwargs["rig"] = gpu.rig()
+            device = kwargs["rig"].info
+        else:
+            device = host.cpu_info()
+        measured = self.run(**kwargs)
+        return Entry(
+            self.name,
+            "ok",
+            None,
+            provenance(device, quick=quick),
+            measured.method,
+            measured.params,
+            measured.results,
+            measured.targets,
+            round(time.perf_counter() - started, 3),
+        )
+
+
+def columns(keys: str) -> tuple[str, ...]:
+    """Table headers from space-separated keys (``bench.col.<key>`` in :mod:`infrabook.labels`).
+
+    >>> columns("rows gb_s")[1]
+    'GB/s'
+    """
+    return tuple(text(f"bench.col.{key}") for key in keys.split())
+
+
+def experiment(
+    name: str, device: str, *, full: Mapping[str, Any], quick: Mapping[str, Any]
+) -> Callable[[Callable[..., Measured]], Experiment]:
+    """Declare an experiment (see the module's docstring)."""
+
+    def declare(run: Callable[..., Measured]) -> Experiment:
+        if name in REGISTERED:
+            raise ValueError(f"experiment {name!r} is declared twice")
+        REGISTERED[name] = Experiment(name, device, run, full, quick)
+        return REGISTERED[name]
+
+    return declare

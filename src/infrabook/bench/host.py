@@ -1,0 +1,131 @@
+"""The machine a measurement ran on: CPU, load, library versions and the git commit.
+
+psutil answers what it can (cores, affinity, memory, clock, load, busy time); the CPU's
+model, vector flags and last-level cache come from Linux's /proc and sysfs, which psutil
+does not read. Every field is None where the machine does not say.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import re
+import subprocess
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+VECTOR_FLAGS = frozenset({"avx", "avx2", "fma", "avx512f", "neon", "sve"})
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def usable_cores() -> int:
+    """CPUs this process may run on (its affinity mask), at least 1."""
+    try:
+        return max(1, len(psutil.Process().cpu_affinity() or []))
+    except (AttributeError, psutil.Error):  # no affinity on macOS
+        return max(1, psutil.cpu_count() or 1)
+
+
+def llc_bytes() -> int | None:
+    """Size of the CPU's last-level data cache from sysfs, or None when unknown."""
+    best: tuple[int, int] | None = None
+    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
+        m = re.fullmatch(r"(\d+)([KMG]?)", _read(index / "size").strip())
+        if not m or _read(index / "type").strip() == "Instruction":
+            continue
+        level = int(_read(index / "level").strip() or 0)
+        nbytes = int(m.group(1)) * {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}[m.group(2)]
+        if best is None or level >= best[0]:
+            best = (level, nbytes)
+    return None if best is None else best[1]
+
+
+def cpu_info() -> dict[str, Any]:
+    """The host CPU: model, cores, last-level cache, memory, MHz and vector flags."""
+    text = _read(Path("/proc/cpuinfo"))
+    model = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
+    flags = re.search(r"^(?:flags|Features)\s*:\s*(.+)$", text, re.M)
+    freq = psutil.cpu_freq()
+    try:
+        import torch
+
+        threads: int | None = torch.get_num_threads()
+    except ImportError:
+        threads = None
+    return {
+        "kind": "cpu",
+        "name": model.group(1).strip() if model else (platform.processor() or "unknown CPU"),
+        "logical_cpus": psutil.cpu_count(),
+        "usable_cores": usable_cores(),
+        "torch_threads": threads,
+        "llc_bytes": llc_bytes(),
+        "mem_bytes": psutil.virtual_memory().total,
+        "mhz": freq.current if freq and freq.current else None,
+        "vector": sorted(set(flags.group(1).split()) & VECTOR_FLAGS) if flags else [],
+        "machine": platform.machine(),
+        "os": platform.platform(terse=True),
+    }
+
+
+def cpu_busy(interval: float) -> float:
+    """Fraction of all CPUs busy over ``interval`` seconds, sampled while this process
+    sleeps: what everything else on the machine uses."""
+    return psutil.cpu_percent(interval=interval) / 100
+
+
+def host_load(sample_s: float = 0.25) -> dict[str, Any]:
+    """Load average and the other processes' CPU use: other work on the machine skews times."""
+    one, five, _ = psutil.getloadavg()
+    return {
+        "loadavg_1m": round(one, 2),
+        "loadavg_5m": round(five, 2),
+        "cores": usable_cores(),
+        "others_busy_fraction": round(cpu_busy(sample_s), 3) if sample_s > 0 else None,
+    }
+
+
+def versions() -> dict[str, str | None]:
+    """Versions of Python and of the libraries the measurements depend on.
+
+    Read from the installed distributions, not by importing them: importing triton before
+    :mod:`infrabook.kernels` has chosen between compiling and interpreting would leave
+    Triton's own library functions compiled-only, and the interpreter then cannot call them.
+    """
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for name in ("torch", "triton", "numpy", "numexpr"):
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = None
+    try:
+        import torch
+
+        out["cuda_runtime"] = torch.version.cuda
+    except ImportError:
+        out["cuda_runtime"] = None
+    return out
+
+
+@cache
+def git_info() -> dict[str, Any]:
+    """The commit checked out in the current directory and whether the work tree had changes
+    (untracked files included); ``commit`` None outside a git checkout."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "status", "--porcelain"], capture_output=True, text=True, timeout=30, check=True
+        ).stdout
+    except (OSError, subprocess.SubprocessError) as err:
+        return {"commit": None, "dirty": None, "error": f"{type(err).__name__}: {err}"}
+    return {"commit": commit, "dirty": bool(status.strip())}

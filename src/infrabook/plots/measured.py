@@ -1,0 +1,172 @@
+"""Figures of the benchmark records: one function per experiment that has a curve.
+
+Each takes an entry of :mod:`infrabook.bench.record` and where it was measured; pages call
+them through :func:`infrabook.bench.report.figure`, which reads the record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from infrabook.bench.record import Entry
+from infrabook.labels import text
+from infrabook.plots.style import figure as new_figure
+from infrabook.units import MiB
+
+GREY = "#888888"
+
+
+def _log2_ticks(ax: Axes, xs: Sequence[int]) -> None:
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(list(xs), [str(x) for x in xs])
+    ax.minorticks_off()
+
+
+def _single(width: float = 6.4, height: float = 3.6) -> tuple[Figure, Axes]:
+    fig, _ = new_figure(width, height)
+    (ax,) = fig.axes
+    return fig, ax
+
+
+def _seq_len_axes(ax: Axes, seq_lens: Sequence[int], ylabel: str, title: str) -> None:
+    _log2_ticks(ax, seq_lens)
+    ax.set_xlabel(text("bench.fig.seq_len"))
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend()
+
+
+def _message(words: str) -> Figure:
+    fig, ax = _single(6.4, 1.6)
+    ax.axis("off")
+    ax.text(0.5, 0.5, words, ha="center", va="center", transform=ax.transAxes)
+    return fig
+
+
+def shapes(e: Entry, where: str) -> Figure:
+    """Matmul GFLOP/s against rows, with the estimated peak of the cores."""
+    fig, ax = _single()
+    sweep = e.results["sweep"]
+    rows = [s["rows"] for s in sweep]
+    ax.plot(rows, [s["gflop_s"] for s in sweep], marker="o", label=text("bench.fig.measured"))
+    peak = e.results.get("est_peak", {}).get("gflop_s")
+    if peak:
+        ax.axhline(peak, ls="--", color=GREY, label=text("bench.fig.est_peak"))
+    _log2_ticks(ax, rows)
+    ax.set_xlabel(text("bench.fig.rows"))
+    ax.set_ylabel("GFLOP/s")
+    ax.set_title(text("bench.fig.shapes", k=e.params["k"], n=e.params["n"], where=where))
+    ax.legend()
+    return fig
+
+
+def attention_memory(e: Entry, where: str) -> Figure:
+    """Peak memory of naive and blockwise attention against L, beside the model."""
+    fig, ax = _single()
+    per = e.results["per_seq_len"]
+    ls = [r["seq_len"] for r in per]
+    ax.plot(
+        ls,
+        [r["naive_peak_bytes"] / MiB for r in per],
+        marker="o",
+        label=text("bench.fig.naive_measured"),
+    )
+    ax.plot(
+        ls,
+        [r["predicted_naive_bytes"] / MiB for r in per],
+        ls="--",
+        label=text("bench.fig.naive_model"),
+    )
+    ax.plot(
+        ls,
+        [r["blockwise_peak_bytes"] / MiB for r in per],
+        marker="s",
+        label=text("bench.fig.block_measured"),
+    )
+    ax.set_yscale("log")
+    title = text("bench.fig.attention", d=e.params["head_dim"], where=where)
+    _seq_len_axes(ax, ls, text("bench.fig.peak_mib"), title)
+    return fig
+
+
+def fusion(e: Entry, where: str) -> Figure:
+    """Median time and effective bandwidth of the eager and fused paths."""
+    fig, _ = new_figure(8.0, 3.4, ncols=2)
+    left, right = fig.axes
+    paths = {n: p for n, p in e.results["paths"].items() if "gb_s" in p and n != "copy"}
+    values = e.values
+    left.bar(list(paths), [p["timing"]["median_s"] * 1e3 for p in paths.values()])
+    if "eager" in paths:
+        left.axhline(
+            paths["eager"]["timing"]["median_s"] * 1e3 / values["model_speedup"],
+            ls="--",
+            color=GREY,
+            label=text("bench.fig.if_bytes"),
+        )
+        left.legend(loc="upper left")
+    left.set_ylabel(text("bench.fig.median_ms"))
+    left.set_title(text("bench.fig.time"))
+    right.bar(list(paths), [p["gb_s"] for p in paths.values()])
+    right.axhline(values["copy_gb_s"], ls="--", color=GREY, label=text("bench.fig.copy"))
+    right.set_ylabel(text("bench.fig.gb_s"))
+    right.set_title(text("bench.fig.bandwidth"))
+    right.legend(loc="upper right")
+    fig.suptitle(
+        text("bench.fig.fusion", rows=e.params["rows"], cols=e.params["cols"], where=where)
+    )
+    return fig
+
+
+def gpu_flash(e: Entry, where: str) -> Figure:
+    """TFLOP/s of the Triton kernel and of SDPA against L."""
+    fig, ax = _single()
+    per = e.results["per_seq_len"]
+    ls = [r["seq_len"] for r in per]
+    ax.plot(ls, [r["flash"]["tflop_s"] for r in per], marker="o", label="Triton flash")
+    ax.plot(ls, [r["sdpa"]["tflop_s"] for r in per], marker="s", label="PyTorch SDPA")
+    _seq_len_axes(ax, ls, "TFLOP/s", text("bench.fig.flash", d=e.params["head_dim"], where=where))
+    return fig
+
+
+def gpu_swiglu(e: Entry, where: str) -> Figure:
+    """Model GB/s of each path at the article's shape, L2 flushed and not."""
+    fig, ax = _single()
+    shape = e.results["shapes"][0]
+    names = list(shape["paths"])
+    xs = range(len(names))
+    for i, mode in enumerate(("flushed", "unflushed")):
+        ax.bar(
+            [x + (i - 0.5) * 0.4 for x in xs],
+            [shape["paths"][n][mode]["gb_s"] for n in names],
+            width=0.4,
+            label=text(f"bench.l2.{mode}"),
+        )
+    ax.axhline(e.results["copy"]["gb_s"], ls="--", color=GREY, label=text("bench.fig.copy"))
+    ax.set_xticks(list(xs), names)
+    ax.set_ylabel(text("bench.fig.gb_s"))
+    ax.set_title(text("bench.fig.swiglu", rows=shape["rows"], cols=shape["cols"], where=where))
+    ax.legend()
+    return fig
+
+
+FIGURES: dict[str, Callable[[Entry, str], Figure]] = {
+    "fusion": fusion,
+    "attention_memory": attention_memory,
+    "shapes": shapes,
+    "gpu_swiglu": gpu_swiglu,
+    "gpu_flash": gpu_flash,
+}
+
+
+def figure(experiment: str, entry: Entry | None, where: str | None) -> Figure:
+    """The figure of ``experiment`` from ``entry``, or one that says why there is none."""
+    if experiment not in FIGURES:
+        raise ValueError(f"no figure for {experiment!r}: figures exist for {', '.join(FIGURES)}")
+    if entry is None:
+        return _message(text("bench.not_measured"))
+    if entry.status != "ok":
+        return _message(text("bench.not_run", reason=entry.reason or entry.status))
+    return FIGURES[experiment](entry, where or "")
