@@ -328,6 +328,7 @@ def figure(experiment: str, device: str | None = None, *,
     was not measured. Available for: fusion, attention_memory, shapes, gpu_swiglu,
     gpu_flash."""
     from infrabook.plots.style import figure as new_figure
+    from infrabook.plots.style import figure_row
 
     _check_experiment(experiment)
     if experiment not in FIGURES:
@@ -369,7 +370,7 @@ def figure(experiment: str, device: str | None = None, *,
         ax.set_title(f"Attention peak memory, one head, d={found['params']['head_dim']} fp32")
         ax.legend()
     elif experiment == "fusion":
-        fig, (left, right) = new_figure(8.0, 3.4, ncols=2)
+        fig, (left, right) = figure_row(2, 7.0, 3.4)
         paths = {n: p for n, p in res["paths"].items() if "gb_s" in p and n != "copy"}
         names = list(paths)
         left.bar(names, [p["timing"]["median_s"] * 1e3 for p in paths.values()])
