@@ -97,7 +97,6 @@ def book_style() -> Iterator[None]:
     """The book's matplotlib settings, for the duration of a ``with`` block only.
 
     >>> import matplotlib as mpl
-from cycler import cycler
     >>> before = mpl.rcParams["svg.fonttype"]
     >>> with book_style():
     ...     mpl.rcParams["svg.fonttype"]
