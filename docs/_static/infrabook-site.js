@@ -14,8 +14,11 @@
   // Mark scroll containers whose content is wider than they are, and add a hint under them.
   const markOverflow = () => {
     document
-      .querySelectorAll(".bd-article .pst-scrollable-table-container")
+      .querySelectorAll(
+        ".bd-article .pst-scrollable-table-container, .bd-article .cell_output .text_html",
+      )
       .forEach((box) => {
+        box.classList.add("ib-scroll");
         const wide = box.scrollWidth > box.clientWidth + 1;
         box.classList.toggle("ib-overflows", wide);
         let hint = box.nextElementSibling;
@@ -28,7 +31,16 @@
         }
       });
   };
-  document.addEventListener("DOMContentLoaded", markNumbers);
+  const ready = () => {
+    markNumbers();
+    markOverflow();
+  };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", ready);
+  } else {
+    ready();
+  }
+  // Fonts and MathJax change widths after the first layout.
   window.addEventListener("load", markOverflow);
   window.addEventListener("resize", markOverflow);
 
