@@ -95,13 +95,13 @@ def bandwidth_rows(
     return rows
 
 
-# Reads are plain, writes dotted, intermediates (what fusion removes) also striped, so the
+# Reads are plain, writes ruled across, intermediates (what fusion removes) also striped, so the
 # kinds differ by pattern as well as by colour.
 _SEGMENTS = {
     ("read", False): ("fig.fusion.read", READ_COLOUR, ""),
     ("read", True): ("fig.fusion.read_mid", READ_COLOUR, "//"),
-    ("written", False): ("fig.fusion.written", WRITE_COLOUR, ".."),
-    ("written", True): ("fig.fusion.written_mid", WRITE_COLOUR, "..//"),
+    ("written", False): ("fig.fusion.written", WRITE_COLOUR, "--"),
+    ("written", True): ("fig.fusion.written_mid", WRITE_COLOUR, "--//"),
 }
 
 

@@ -37,7 +37,7 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F
 #: Markers to pair with :data:`PALETTE` wherever colour alone would tell series apart.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 #: Hatches to pair with :data:`PALETTE` for filled areas (bars, shaded regions).
-HATCHES = ("", "//", "..", "xx", "\\\\", "++", "oo")
+HATCHES = ("", "//", "--", "xx", "\\\\", "++", "||")
 #: Ink for text, axes and rules: dark grey, legible on white and, inverted, on the dark theme.
 INK = "#222222"
 #: The smallest text any figure uses, in points; 10 pt stays 10 pt when a figure no wider
