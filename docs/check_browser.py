@@ -179,7 +179,8 @@ def layout(browser, base: str, pages: list[str]) -> list[str]:
                 "dark": mode.endswith("dark")}
         for name in pages:
             page.goto(base + name, wait_until="load")
-            page.wait_for_load_state("networkidle")
+            # Widths are measured after the web fonts, as the reader sees them.
+            page.evaluate("document.fonts.ready.then(() => true)")
             if page.evaluate("document.querySelectorAll('.math').length"):
                 page.wait_for_function(
                     "document.querySelectorAll('mjx-container').length > 0", timeout=15000)
