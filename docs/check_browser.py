@@ -5,8 +5,9 @@ Usage: python docs/check_browser.py BUILD_HTML_DIR [--chromium PATH]
 Serves the site on 127.0.0.1, then for every page checks: HTTP 200, no console error or
 uncaught exception, every image loaded, math typeset by the local MathJax. It also checks
 that search finds the right chapter for 融合 and FlashAttention, that an answer toggle opens,
-and that the site works from the file system. Every request that leaves 127.0.0.1 (or the
-file system) is blocked and reported: the site must not need a CDN.
+that the site works from the file system, and that the 404 page's links work when it is
+served for a nested address. Every request that leaves 127.0.0.1 (or the file system) is
+blocked and reported: the site must not need a CDN.
 
 Then every page again at 390 px and 1280 px, in light and in dark mode (the reader's system
 setting, which the site follows): the page never pans sideways; on desktop no code block
@@ -144,6 +145,24 @@ class Checker:
         if term not in text or bad:
             self.problems.append(f"search {term!r}: the snippet is not prose: {text[:120]!r}")
 
+    def not_found(self, base: str, root: Path) -> None:
+        """The 404 page, served for a nested address, links only to pages that exist, and
+        its body offers search."""
+        url = f"{base}chapters/typo/oops.html"
+        body = (root / "404.html").read_text(encoding="utf-8")
+        self.page.route(url, lambda route: route.fulfill(status=404, body=body,
+                                                         content_type="text/html"))
+        self.page.goto(url, wait_until="load")
+        targets = self.page.eval_on_selector_all(
+            "a[href]:not([href^='#']), form[action]",
+            "els => els.map(e => e.href || new URL(e.getAttribute('action'), location).href)")
+        for target in sorted(set(targets)):
+            status = self.page.request.get(target).status
+            if status != 200:
+                self.problems.append(f"404 page at a nested address: {target} gives {status}")
+        if not self.page.locator("article a[href$='search.html']").count():
+            self.problems.append("404 page: no link to search in its body")
+
     def toggle(self, url: str) -> None:
         self.page.goto(url, wait_until="load")
         summary = self.page.locator("details.sd-dropdown > summary").first
@@ -204,6 +223,7 @@ def run(root: Path, chromium: str) -> list[str]:
             for term, expected in SEARCHES.items():
                 over_http.search(base, term, expected)
             over_http.snippet(base, "融合")
+            over_http.not_found(base, root)
             over_http.toggle(base + "chapters/09-self-test.html")
             problems += over_http.problems
             problems += _svg_figures(root)
