@@ -12,7 +12,8 @@ blocked and reported: the site must not need a CDN.
 Then every page again at 390 px and 1280 px, in light and in dark mode (the reader's system
 setting, which the site follows): the page never pans sideways; on desktop no code block
 needs sideways scrolling and no table is wider than its column unless it scrolls inside its
-own container with the scroll cue; every ``<img>`` has real alt text (not a file name) and
+own container with the scroll cue, and no figure is shrunk below its natural size (its
+text stays at 10 pt or more); every ``<img>`` has real alt text (not a file name) and
 every figure is an SVG whose labels are ``<text>``; no reader-facing English UI string from
 :data:`ENGLISH_UI`; in dark mode no figure or cell output sits on a light plate; and search
 for 融合 shows a prose snippet (not menu text, LaTeX source or ``glue(`` code).

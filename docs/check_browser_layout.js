@@ -58,6 +58,11 @@
     if (src.includes("_images/") && !/\.svg$/i.test(src)) {
       out.push(`figure is not SVG: ${src}`);
     }
+    // Figures are drawn with text of at least 10 pt at their natural size.
+    if (desktop && shown(img) && img.naturalWidth && img.clientWidth < 0.97 * img.naturalWidth) {
+      out.push(`figure shrunk to ${Math.round(100 * img.clientWidth / img.naturalWidth)} % ` +
+               `on desktop, its text below 10 pt: ${src}`);
+    }
   }
 
   // English UI: the chrome's text (everything outside the article, plus toggles and
