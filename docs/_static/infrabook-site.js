@@ -49,8 +49,8 @@
   if (typeof Search !== "undefined") {
     const dropped = [
       ".headerlink", "script", "style", "nav", ".bd-toc", ".toctree-wrapper",
-      ".header-article", ".cell", ".math", "mjx-container", ".prev-next-area",
-      ".bd-header-article", ".bd-sidebar-secondary", ".footer-article-items",
+      ".header-article", ".cell", ".prev-next-area", ".bd-header-article",
+      ".bd-sidebar-secondary", ".footer-article-items",
     ];
     Search.htmlToText = (htmlString, anchor) => {
       const doc = new DOMParser().parseFromString(htmlString, "text/html");
@@ -58,6 +58,8 @@
         doc.querySelector("article.bd-article") || doc.querySelector('[role="main"]');
       if (!article) return "";
       dropped.forEach((q) => article.querySelectorAll(q).forEach((el) => el.remove()));
+      // A formula's LaTeX source means nothing in a snippet: an ellipsis marks its place.
+      article.querySelectorAll(".math").forEach((el) => el.replaceWith("…"));
       const part = anchor ? article.querySelector(anchor) : null;
       return (part || article).textContent.replace(/\s+/g, " ").trim();
     };
