@@ -5,8 +5,18 @@ Usage: python docs/check_browser.py BUILD_HTML_DIR [--chromium PATH]
 Serves the site on 127.0.0.1, then for every page checks: HTTP 200, no console error or
 uncaught exception, every image loaded, math typeset by the local MathJax. It also checks
 that search finds the right chapter for 融合 and FlashAttention, that an answer toggle opens,
-and that the site works from the file system. Every request that leaves 127.0.0.1 (or the
-file system) is blocked and reported: the site must not need a CDN.
+that the site works from the file system, and that the 404 page's links work when it is
+served for a nested address. Every request that leaves 127.0.0.1 (or the file system) is
+blocked and reported: the site must not need a CDN.
+
+Then every page again at 390 px and 1280 px, in light and in dark mode (the reader's system
+setting, which the site follows): the page never pans sideways; on desktop no code block
+needs sideways scrolling and no table is wider than its column unless it scrolls inside its
+own container with the scroll cue, and no figure is shrunk below its natural size (its
+text stays at 10 pt or more); every ``<img>`` has real alt text (not a file name) and
+every figure is an SVG whose labels are ``<text>``; no reader-facing English UI string from
+:data:`ENGLISH_UI`; in dark mode no figure or cell output sits on a light plate; and search
+for 融合 shows a prose snippet (not menu text, LaTeX source or ``glue(`` code).
 """
 
 from __future__ import annotations
@@ -24,6 +34,27 @@ from playwright.sync_api import Page, sync_playwright
 SKIP_DIRS = {"_sources", "_static", "_images", "_downloads"}
 SEARCHES = {"融合": "chapters/02-fusion.html", "FlashAttention": "chapters/03-flashattention.html",
             "分桶": "chapters/05-2-bucketing.html"}
+# Theme and extension strings a reader could meet in English: shown text, tooltips, labels
+# and placeholders. Each must have been translated or overridden (conf.py, _templates/).
+ENGLISH_UI = (
+    "Show code cell source", "Hide code cell source", "Show code cell outputs",
+    "Hide code cell outputs", "Show code cell content", "Hide code cell content",
+    "Toggle primary sidebar", "Toggle secondary sidebar", "Color mode", "System Settings",
+    "Light", "Dark", "Search...", "Search…", "Search the docs", "Copyright", "By ",
+    "Back to top", "Skip to main content", "Download source file", "Download notebook",
+    "Print to PDF", "Fullscreen mode", "Exit fullscreen", "On this page", "Contents",
+    "Previous", "Next", "Last updated", "Copy to clipboard", "Copied!", "Download this page",
+    "Home", "Index", "Open an issue", "Edit this page", "Launch",
+)
+MODES = {
+    "390 light": dict(viewport={"width": 390, "height": 844}, is_mobile=True,
+                      has_touch=True, color_scheme="light"),
+    "390 dark": dict(viewport={"width": 390, "height": 844}, is_mobile=True,
+                     has_touch=True, color_scheme="dark"),
+    "1280 light": dict(viewport={"width": 1280, "height": 900}, color_scheme="light"),
+    "1280 dark": dict(viewport={"width": 1280, "height": 900}, color_scheme="dark"),
+}
+LAYOUT_JS = (Path(__file__).with_name("check_browser_layout.js")).read_text(encoding="utf-8")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
                   "--disable-sync"]
@@ -101,6 +132,38 @@ class Checker:
         for err in self.errors:
             self.problems.append(f"search {term!r}: console error: {err}")
 
+    def snippet(self, base: str, term: str) -> None:
+        """The first hit's snippet is prose: it has the term and no menu, math or code."""
+        self.page.goto(f"{base}search.html?q={quote(term)}", wait_until="load")
+        try:
+            self.page.wait_for_selector("#search-results ul.search li p.context", timeout=20000)
+        except Exception:
+            self.problems.append(f"search {term!r}: no snippet under the first hit")
+            return
+        text = self.page.locator("#search-results ul.search li p.context").first.inner_text()
+        bad = [s for s in ("跟随系统", "System Settings", "亮色", "glue(", "\\(", "\\[", "\\frac")
+               if s in text]
+        if term not in text or bad:
+            self.problems.append(f"search {term!r}: the snippet is not prose: {text[:120]!r}")
+
+    def not_found(self, base: str, root: Path) -> None:
+        """The 404 page, served for a nested address, links only to pages that exist, and
+        its body offers search."""
+        url = f"{base}chapters/typo/oops.html"
+        body = (root / "404.html").read_text(encoding="utf-8")
+        self.page.route(url, lambda route: route.fulfill(status=404, body=body,
+                                                         content_type="text/html"))
+        self.page.goto(url, wait_until="load")
+        targets = self.page.eval_on_selector_all(
+            "a[href]:not([href^='#']), form[action]",
+            "els => els.map(e => e.href || new URL(e.getAttribute('action'), location).href)")
+        for target in sorted(set(targets)):
+            status = self.page.request.get(target).status
+            if status != 200:
+                self.problems.append(f"404 page at a nested address: {target} gives {status}")
+        if not self.page.locator("article a[href$='search.html']").count():
+            self.problems.append("404 page: no link to search in its body")
+
     def toggle(self, url: str) -> None:
         self.page.goto(url, wait_until="load")
         summary = self.page.locator("details.sd-dropdown > summary").first
@@ -113,6 +176,37 @@ class Checker:
         summary.click()
         if details.get_attribute("open") is None:
             self.problems.append(f"{url}: the answer toggle did not open")
+
+
+def _svg_figures(root: Path) -> list[str]:
+    """Every figure file is an SVG whose labels are text (not outlines or pixels)."""
+    problems = []
+    for path in sorted((root / "_images").glob("*")):
+        if path.suffix != ".svg":
+            problems.append(f"figure is not SVG: _images/{path.name}")
+        elif "<text" not in path.read_text(encoding="utf-8"):
+            problems.append(f"figure has no <text> (labels drawn as outlines): {path.name}")
+    return problems
+
+
+def layout(browser, base: str, pages: list[str]) -> list[str]:
+    """Each page at 390 px and 1280 px, light and dark: see the module docstring."""
+    problems = []
+    for mode, options in MODES.items():
+        context = browser.new_context(**options)
+        page = context.new_page()
+        args = {"english": list(ENGLISH_UI), "desktop": mode.startswith("1280"),
+                "dark": mode.endswith("dark")}
+        for name in pages:
+            page.goto(base + name, wait_until="load")
+            # Widths are measured after the web fonts, as the reader sees them.
+            page.evaluate("document.fonts.ready.then(() => true)")
+            if page.evaluate("document.querySelectorAll('.math').length"):
+                page.wait_for_function(
+                    "document.querySelectorAll('mjx-container').length > 0", timeout=15000)
+            problems += [f"{mode} {name}: {p}" for p in page.evaluate(LAYOUT_JS, args)]
+        context.close()
+    return problems
 
 
 def run(root: Path, chromium: str) -> list[str]:
@@ -129,8 +223,12 @@ def run(root: Path, chromium: str) -> list[str]:
                 over_http.visit(base + name, name)
             for term, expected in SEARCHES.items():
                 over_http.search(base, term, expected)
+            over_http.snippet(base, "融合")
+            over_http.not_found(base, root)
             over_http.toggle(base + "chapters/09-self-test.html")
             problems += over_http.problems
+            problems += _svg_figures(root)
+            problems += layout(browser, base, pages)
             from_disk = Checker(browser.new_page(), root.resolve().as_uri(),
                                 FILE_SEARCH_SNIPPET_ERRORS)
             disk = root.resolve().as_uri() + "/"
@@ -140,8 +238,8 @@ def run(root: Path, chromium: str) -> list[str]:
             browser.close()
     finally:
         server.shutdown()
-    print(f"checked {len(pages)} pages, {len(SEARCHES)} searches, one toggle, file:// access",
-          file=sys.stderr)
+    print(f"checked {len(pages)} pages, {len(SEARCHES)} searches, one toggle, file:// access,"
+          f" layout in {len(MODES)} modes", file=sys.stderr)
     return problems
 
 

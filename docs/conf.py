@@ -48,8 +48,8 @@ def _source_hash() -> str:
 
 
 project = "infrabook"
-author = "the infrabook authors"
-copyright = "2026, the infrabook authors"
+author = "infrabook 作者们"
+copyright = "2026，infrabook 作者们"
 language = "zh_CN"
 
 extensions = [
@@ -80,6 +80,16 @@ nb_execution_show_tb = True
 nb_merge_streams = True
 # Tables that cells emit as Markdown are rendered as MyST (pipe tables included).
 nb_render_markdown_format = "myst"
+# Figures are glued as SVG with real text (infrabook.plots.style); prefer it to PNG.
+nb_mime_priority_overrides = [("html", "image/svg+xml", 5), ("html", "image/png", 15)]
+# The folding toggles of hidden cells speak Chinese.
+nb_code_prompt_show = "显示代码"
+nb_code_prompt_hide = "隐藏代码"
+
+# The copy button leaves out shell prompts and copies only the command lines.
+copybutton_prompt_text = r"\$ |>>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
 
 # Math renders offline: MathJax is served from _static (see _static/mathjax/README.txt).
 mathjax_path = "mathjax/tex-svg.js"
@@ -95,22 +105,28 @@ ogp_site_name = "infrabook"
 ogp_enable_meta_description = True
 ogp_social_cards = {"enable": False}  # drawn with a font that has no CJK glyphs
 
-# The 404 page uses absolute links: its prefix is where the site is served from.
+# The 404 page is served at any address, so its links are absolute: the prefix is where the
+# site is served from.
 notfound_urls_prefix = os.environ.get("INFRABOOK_URL_PREFIX", "/")
 notfound_context = {
-    "title": "页面不存在 (404)",
-    "body": "<h1>页面不存在</h1><p>这个地址没有页面。请从<a href='index.html'>目录</a>"
-    "重新进入,或使用搜索。</p>",
+    "title": "页面不存在（404）",
+    "body": f"<h1>页面不存在</h1><p>这个地址没有页面。请从<a href='{notfound_urls_prefix}"
+    f"index.html'>目录</a>重新进入，或<a href='{notfound_urls_prefix}search.html'>搜索</a>"
+    "要找的内容。</p>",
 }
 
 html_theme = "sphinx_book_theme"
 html_title = "infrabook · 为什么 kernel 会变快"
 html_static_path = ["_static"]
+templates_path = ["_templates"]
+html_css_files = ["infrabook-site.css"]
+html_js_files = [("infrabook-site.js", {"defer": "defer"})]
 # Without it the theme starts pages with an empty colour mode and logs a console error.
 html_context = {"default_mode": "auto"}
 html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,
+    "search_bar_text": "搜索…",
 }
 
 

@@ -16,6 +16,11 @@ def _lines() -> list[Line]:
             for c in article_bucketing().costs("article")]
 
 
+def _crossings(ax):
+    """The crossing points: single dots, with no line between points."""
+    return [ln for ln in ax.get_lines() if len(ln.get_xdata()) == 1]
+
+
 def test_launch_counts_figure_bars_carry_the_counts() -> None:
     counts = article_launch_counts()
     fig = runtime.launch_counts_figure(counts)
@@ -23,7 +28,7 @@ def test_launch_counts_figure_bars_carry_the_counts() -> None:
     ax = fig.axes[0]
     heights = [int(p.get_height()) for p in ax.patches]
     assert heights == [c.host_submissions for c in counts] + [c.kernels for c in counts]
-    assert ax.get_legend() is not None
+    assert fig.legends, "the figure needs a legend"
 
 
 def test_bucketing_figure_stacks_padding_on_real_rows() -> None:
@@ -35,24 +40,25 @@ def test_bucketing_figure_stacks_padding_on_real_rows() -> None:
     pad = [p.get_height() for p in ax_rows.patches[n:2 * n]]
     assert [r + p for r, p in zip(real, pad, strict=True)] == [c.executed_rows for c in costs]
     assert [p.get_height() for p in ax_time.patches] == pytest.approx([c.time_ms for c in costs])
-    assert ax_time.get_ylabel() == "time per group (ms)"
+    assert ax_time.get_ylabel() == "每组时间（ms）"
+    assert [t.get_text() for t in ax_time.get_xticklabels()] == ["通用", "分桶", "逐形状特化"]
 
 
 def test_crossover_figure_marks_every_crossing_in_range() -> None:
     lines = _lines()
     fig = runtime.crossover_figure(lines, 150)
     ax = fig.axes[0]
-    markers = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
-    assert len(markers) == 3
+    assert len(_crossings(ax)) == 3
     assert len(ax.get_lines()) == len(lines) + 3
-    shaded = [p for p in ax.patches if p.get_alpha() == pytest.approx(0.10)]
+    shaded = [p for p in ax.patches if p.get_alpha() == pytest.approx(0.12)]
     assert len(shaded) == len(regimes(lines))
+    cheapest = [t.get_text() for t in ax.texts if t.get_text().startswith("最省")]
+    assert cheapest == ["最省：通用", "最省：分桶", "最省：逐形状特化"]
 
 
 def test_crossover_figure_leaves_out_crossings_beyond_range() -> None:
     fig = runtime.crossover_figure(_lines(), 70)
-    markers = [ln for ln in fig.axes[0].get_lines() if ln.get_marker() == "o"]
-    assert len(markers) == 1
+    assert len(_crossings(fig.axes[0])) == 1
 
 
 def test_padding_sweep_is_above_one_just_past_a_bucket() -> None:
@@ -71,16 +77,17 @@ def test_tile_schedule_assigns_tiles_round_robin() -> None:
 
 
 @pytest.mark.parametrize(
-    ("func", "args"),
+    ("func", "args", "message"),
     [
-        (runtime.launch_counts_figure, ([],)),
-        (runtime.bucketing_figure, ([],)),
-        (runtime.crossover_figure, (_lines(), 0)),
-        (runtime.crossover_figure, (_lines(), float("inf"))),
-        (runtime.padding_sweep_figure, (article_bucketing(), [])),
-        (runtime.tile_schedule_figure, (0, 4)),
+        (runtime.launch_counts_figure, ([],), "counts must not be empty"),
+        (runtime.bucketing_figure, ([],), "costs must not be empty"),
+        (runtime.crossover_figure, (_lines(), 0), "r_max must be finite and > 0, got 0"),
+        (runtime.crossover_figure, (_lines(), float("inf")), "got inf"),
+        (runtime.crossover_figure, ([],), "lines must not be empty"),
+        (runtime.padding_sweep_figure, (article_bucketing(), []), "rows must not be empty"),
+        (runtime.tile_schedule_figure, (0, 4), "got 0 and 4"),
     ],
 )
-def test_bad_input_raises_value_error(func, args) -> None:
-    with pytest.raises(ValueError):
+def test_bad_input_raises_value_error(func, args, message) -> None:
+    with pytest.raises(ValueError, match=message):
         func(*args)

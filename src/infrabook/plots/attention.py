@@ -7,13 +7,16 @@ They draw or format what :mod:`infrabook.attention_sizes` and
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 
 from infrabook.attention_sizes import AttentionSizes, attention_sizes, flash_traffic
-from infrabook.online_softmax import Step
-from infrabook.plots.style import PALETTE, figure
+from infrabook.labels import text
+from infrabook.online_softmax import Ln, Step
+from infrabook.plots.style import MARKERS, PALETTE, SMALL_PT, figure, styled
 from infrabook.tables import number_text
 from infrabook.units import mib
 
@@ -27,15 +30,15 @@ def size_rows(a: AttentionSizes) -> list[list[str]]:
 
     >>> for row in size_rows(attention_sizes(8192, 128, "bf16", "fp32")):
     ...     print(row)
-    ['Q / K / V / O (each)', '8192 x 128', 'bf16', '2']
-    ['S = QK^T / sqrt(d)', '8192 x 8192', 'fp32', '256']
-    ['P = softmax(S)', '8192 x 8192', 'fp32', '256']
+    ['Q / K / V / O（各）', '8192 × 128', 'bf16', '2']
+    ['S = QKᵀ / √d', '8192 × 8192', 'fp32', '256']
+    ['P = softmax(S)', '8192 × 8192', 'fp32', '256']
     """
-    io = f"{a.seq_len} x {a.head_dim}"
-    sq = f"{a.seq_len} x {a.seq_len}"
+    io = f"{a.seq_len} × {a.head_dim}"
+    sq = f"{a.seq_len} × {a.seq_len}"
     return [
-        ["Q / K / V / O (each)", io, a.dtype, _num(mib(a.qkvo_bytes))],
-        ["S = QK^T / sqrt(d)", sq, a.score_dtype, _num(mib(a.score_bytes))],
+        [text("table.each", name="Q / K / V / O"), io, a.dtype, _num(mib(a.qkvo_bytes))],
+        ["S = QKᵀ / √d", sq, a.score_dtype, _num(mib(a.score_bytes))],
         ["P = softmax(S)", sq, a.score_dtype, _num(mib(a.score_bytes))],
     ]
 
@@ -68,6 +71,7 @@ def traffic_curves(
     return {name: data[:, i] for i, name in enumerate(names)}
 
 
+@styled
 def traffic_plot(
     lengths: Sequence[int],
     head_dim: int,
@@ -86,45 +90,57 @@ def traffic_plot(
     5
     """
     curves = traffic_curves(lengths, head_dim, dtype, score_dtype, block_q, block_k)
-    styles = {
-        "standard": dict(color=PALETTE[3], lw=2),
-        "standard, S and P only": dict(color=PALETTE[3], lw=1, ls=":"),
-        "flash, real tiles": dict(color=PALETTE[0], lw=2),
-        "flash, real tiles, causal": dict(color=PALETTE[0], lw=1, ls="--"),
-        "ideal 4 L d": dict(color=PALETTE[2], lw=2),
+    # Colour, line style and marker each tell the curves apart on their own.
+    styles: dict[str, dict[str, Any]] = {
+        "standard": dict(color=PALETTE[1], lw=2, marker=MARKERS[1]),
+        "standard, S and P only": dict(color=PALETTE[1], lw=1.2, ls=":", marker=MARKERS[4]),
+        "flash, real tiles": dict(color=PALETTE[0], lw=2, marker=MARKERS[0]),
+        "flash, real tiles, causal": dict(color=PALETTE[0], lw=1.2, ls="--",
+                                          marker=MARKERS[3]),
+        "ideal 4 L d": dict(color=PALETTE[2], lw=2, marker=MARKERS[2]),
     }
     labels = {
-        "flash, real tiles": f"FlashAttention, block_q={block_q}",
-        "flash, real tiles, causal": f"FlashAttention causal, block_k={block_k}",
-        "ideal 4 L d": "ideal: Q, K, V, O once (4 L d)",
-        "standard": "standard: I/O + S, P write and read",
-        "standard, S and P only": "standard: S, P only",
+        "flash, real tiles": text("fig.attention.flash", block_q=block_q),
+        "flash, real tiles, causal": text("fig.attention.flash_causal", block_k=block_k),
+        "ideal 4 L d": text("fig.attention.ideal"),
+        "standard": text("fig.attention.standard"),
+        "standard, S and P only": text("fig.attention.standard_sp"),
     }
-    fig, ax = figure(6.4, 4.0)
+    fig, ax = figure(6.4, 4.6)
     xs = np.asarray(lengths, dtype=np.float64)
     for name, ys in curves.items():
-        ax.plot(xs, ys, label=labels[name], **styles[name])
+        ax.plot(xs, ys, label=labels[name], ms=5, markevery=max(1, len(xs) // 6),
+                **styles[name])
     if mark is not None:
         at = traffic_curves([mark], head_dim, dtype, score_dtype, block_q, block_k)
         ax.axvline(mark, color="#999999", lw=0.8)
         for name in ("standard", "flash, real tiles", "ideal 4 L d"):
             y = float(at[name][0])
-            ax.plot([mark], [y], "o", color=styles[name]["color"], ms=5)
+            ax.plot([mark], [y], "o", color=styles[name]["color"], ms=6)
             ax.annotate(f"{y:.0f} MiB", (mark, y), xytext=(6, -3), textcoords="offset points",
-                        fontsize=8)
+                        fontsize=SMALL_PT)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("sequence length L (tokens)")
-    ax.set_ylabel(f"traffic per head (MiB), d={head_dim}, {dtype}")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.set_xlabel(text("fig.attention.length"))
+    ax.set_ylabel(text("fig.attention.traffic", d=head_dim, dtype=dtype))
+    fig.legend(loc="outside lower center", ncols=2)
     return fig
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, Ln):
+        return str(x)
+    if isinstance(x, Fraction):
+        return str(x)
+    if isinstance(x, np.ndarray):
+        return ", ".join(_fmt(v) for v in np.ravel(x).tolist())
+    return f"{float(x):.6g}"
 
 
 def trace_rows(steps: Sequence[Step]) -> list[list[str]]:
     """The online-softmax trace as table rows: block, its scores, r, m, l, u, u / l.
 
-    >>> from fractions import Fraction
-    >>> from infrabook.online_softmax import Ln, trace
+    >>> from infrabook.online_softmax import trace
     >>> for row in trace_rows(trace([Ln(1), Ln(2)], [Fraction(1), Fraction(3)])):
     ...     print(row)
     ['1', '0', '1', '0', '1', '1', '1']
@@ -133,12 +149,12 @@ def trace_rows(steps: Sequence[Step]) -> list[list[str]]:
     return [
         [
             str(s.index + 1),
-            ", ".join(number_text(x, ".6g") for x in s.scores),
-            number_text(s.r, ".6g"),
-            number_text(s.state.m, ".6g"),
-            number_text(s.state.l, ".6g"),
-            number_text(s.state.u, ".6g"),
-            number_text(s.state.result, ".6g"),
+            ", ".join(_fmt(x) for x in s.scores),
+            _fmt(s.r),
+            _fmt(s.state.m),
+            _fmt(s.state.l),
+            _fmt(s.state.u),
+            _fmt(s.state.result),
         ]
         for s in steps
     ]

@@ -13,12 +13,17 @@ from matplotlib.figure import Figure
 from infrabook.config import Device
 from infrabook.dataflow import Accounting, Graph, Plan, account
 from infrabook.fusion_search import RankedPlan
-from infrabook.plots.style import PALETTE, figure
+from infrabook.labels import text
+from infrabook.plots.style import HATCHES, INK, PALETTE, SMALL_PT, figure, figure_row, styled
 from infrabook.roofline import lower_bound_s
 from infrabook.tables import number_text
 from infrabook.units import mib
 
 READ_COLOUR, WRITE_COLOUR = PALETTE[0], PALETTE[1]
+
+
+def _mib_text(nbytes: float) -> str:
+    return number_text(mib(nbytes), ".1f")
 
 
 def kernel_rows(acc: Accounting) -> list[list[str]]:
@@ -35,9 +40,9 @@ def kernel_rows(acc: Accounting) -> list[list[str]]:
             k.name,
             ", ".join(k.reads) or "-",
             ", ".join(k.writes) or "-",
-            number_text(mib(k.bytes_read), ".1f"),
-            number_text(mib(k.bytes_written), ".1f"),
-            number_text(mib(k.bytes_moved), ".1f"),
+            _mib_text(k.bytes_read),
+            _mib_text(k.bytes_written),
+            _mib_text(k.bytes_moved),
         ]
         for k in acc.kernels
     ]
@@ -55,9 +60,9 @@ def plan_rows(ranked: Sequence[RankedPlan]) -> list[list[str]]:
         [
             r.label,
             str(r.accounting.kernel_count),
-            number_text(mib(r.accounting.traffic), ".1f"),
-            number_text(mib(r.accounting.peak_live_bytes), ".1f"),
-            number_text(mib(r.accounting.footprint_bytes), ".1f"),
+            _mib_text(r.accounting.traffic),
+            _mib_text(r.accounting.peak_live_bytes),
+            _mib_text(r.accounting.footprint_bytes),
         ]
         for r in ranked
     ]
@@ -66,22 +71,23 @@ def plan_rows(ranked: Sequence[RankedPlan]) -> list[list[str]]:
 def bandwidth_rows(
     devices: Sequence[Device], traffic: Sequence[float], working_set_bytes: float
 ) -> list[list[str]]:
-    """Per device: name, DRAM TB/s, L2 MiB, the DRAM-bound time of each traffic in us, and
-    whether ``working_set_bytes`` fits in L2 ("?" where L2 is unknown).
+    """Per device: name, DRAM TB/s, L2 MiB, the DRAM-bound time of each traffic in μs, and
+    whether ``working_set_bytes`` fits in L2 (是 / 否, 未知 where L2 is unknown).
 
     >>> from infrabook.config import device
     >>> bandwidth_rows([device("h200")], [72 * 2**20], 72 * 2**20)
-    [['NVIDIA H200 SXM', '4.8', '60', '15.7', 'no']]
+    [['NVIDIA H200 SXM', '4.8', '60', '15.7', '否']]
     """
     rows = []
     for d in devices:
         l2 = d.l2_bytes
-        fits = "?" if l2 is None else ("yes" if l2 >= working_set_bytes else "no")
+        fits = text("word.unknown") if l2 is None else text(
+            "word.yes" if l2 >= working_set_bytes else "word.no")
         rows.append(
             [
                 d.name,
                 f"{d.dram_tb_s.value:g}",
-                "?" if d.l2_mib.value is None else f"{d.l2_mib.value:g}",
+                text("word.unknown") if d.l2_mib.value is None else f"{d.l2_mib.value:g}",
                 *(f"{lower_bound_s(t, 0, d) * 1e6:.1f}" for t in traffic),
                 fits,
             ]
@@ -89,6 +95,17 @@ def bandwidth_rows(
     return rows
 
 
+# Reads are plain, writes ruled across, intermediates (what fusion removes) also striped, so the
+# kinds differ by pattern as well as by colour.
+_SEGMENTS = {
+    ("read", False): ("fig.fusion.read", READ_COLOUR, ""),
+    ("read", True): ("fig.fusion.read_mid", READ_COLOUR, "//"),
+    ("written", False): ("fig.fusion.written", WRITE_COLOUR, "--"),
+    ("written", True): ("fig.fusion.written_mid", WRITE_COLOUR, "--//"),
+}
+
+
+@styled
 def traffic_bars(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure:
     """Bytes each kernel reads and writes, one segment per tensor, grouped by plan, with
     the plan's total above. Tensors that are neither graph inputs nor graph outputs (the
@@ -97,57 +114,56 @@ def traffic_bars(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure:
     >>> from infrabook.dataflow import fully_fused, unfused
     >>> from infrabook.ffn_chain import activation_chain
     >>> g = activation_chain(1024, 12288, "bf16")
-    >>> fig = traffic_bars(g, [("separate", unfused(g)), ("fused", fully_fused(g))])
+    >>> fig = traffic_bars(g, [("分开", unfused(g)), ("融合", fully_fused(g))])
     >>> len(fig.axes[0].patches)
     8
     """
     if not plans:
-        raise ValueError("traffic_bars needs at least one plan")
+        raise ValueError("traffic_bars needs at least one plan, got none")
     ends = set(graph.inputs) | set(graph.outputs)
     accounts = [(title, account(graph, plan)) for title, plan in plans]
-    fig, ax = figure(6.4, 3.8)
+    fig, ax = figure(6.4, 4.0)
     ax.set_axisbelow(True)
     top = max(mib(k.bytes_moved) for _, acc in accounts for k in acc.kernels)
     x = 0.0
     ticks, ticklabels = [], []
-    labelled: set[str] = set()
+    handles = {}
     for p, (title, acc) in enumerate(accounts):
         start = x
         for k in acc.kernels:
             bottom = 0.0
-            for kind, colour, names in (("read", READ_COLOUR, k.reads),
-                                        ("written", WRITE_COLOUR, k.writes)):
+            for kind, names in (("read", k.reads), ("written", k.writes)):
                 for name in names:
                     h = mib(graph.tensor(name).nbytes)
-                    middle = name not in ends
-                    key = f"{kind} (intermediate)" if middle else kind
-                    ax.bar(x, h, bottom=bottom, width=0.7, color=colour, edgecolor="white",
-                           hatch="//" if middle else None,
-                           label=None if key in labelled else key)
-                    labelled.add(key)
+                    key = (kind, name not in ends)
+                    _, colour, hatch = _SEGMENTS[key]
+                    handles[key] = ax.bar(x, h, bottom=bottom, width=0.7, color=colour,
+                                          edgecolor="white", hatch=hatch or None)
                     ax.text(x, bottom + h / 2, f"{name} {h:.0f}", ha="center", va="center",
-                            color="white", fontsize=8, fontweight="bold")
+                            color="white", fontsize=SMALL_PT, fontweight="bold",
+                            bbox=dict(boxstyle="round,pad=0.15", fc=colour, ec="none"))
                     bottom += h
             ticks.append(x)
             ticklabels.append(k.name)
             x += 1.0
         centre = (start + x - 1.0) / 2
-        ax.text(centre, top * 1.08, f"{title}: {number_text(mib(acc.traffic), '.1f')} MiB",
-                ha="center", va="bottom", fontsize=9, fontweight="bold")
+        ax.text(centre, top * 1.08,
+                text("fig.fusion.plan_total", plan=title, mib=_mib_text(acc.traffic)),
+                ha="center", va="bottom", fontweight="bold")
         if p < len(accounts) - 1:
             ax.axvline(x - 0.25, color="#999999", lw=0.8, ls=":")
             x += 0.5
     ax.set_xticks(ticks, ticklabels)
     ax.set_ylim(0, top * 1.25)
-    ax.set_xlabel("kernel")
-    ax.set_ylabel("bytes moved (MiB)")
-    order = ("read", "read (intermediate)", "written", "written (intermediate)")
-    handles = dict(zip(*reversed(ax.get_legend_handles_labels()), strict=True))
-    keys = [k for k in order if k in handles]
-    fig.legend([handles[k] for k in keys], keys, loc="outside right center", fontsize=8)
+    ax.set_xlabel(text("fig.fusion.kernel"))
+    ax.set_ylabel(text("fig.fusion.moved_mib"))
+    keys = [k for k in _SEGMENTS if k in handles]
+    fig.legend(handles=[handles[k] for k in keys], labels=[text(_SEGMENTS[k][0]) for k in keys],
+               loc="outside lower center", ncols=len(keys))
     return fig
 
 
+@styled
 def liveness_timeline(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure:
     """Bytes live in memory at each kernel step, stacked by tensor, one panel per plan; the
     peak as a dashed rule, and beside the steps one grey bar for the plan's total traffic.
@@ -158,19 +174,17 @@ def liveness_timeline(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure
     >>> from infrabook.dataflow import fully_fused, unfused
     >>> from infrabook.ffn_chain import activation_chain
     >>> g = activation_chain(1024, 12288, "bf16", "int8")
-    >>> fig = liveness_timeline(g, [("separate", unfused(g)), ("fused", fully_fused(g))])
+    >>> fig = liveness_timeline(g, [("分开", unfused(g)), ("融合", fully_fused(g))])
     >>> len(fig.axes)
     2
     """
     if not plans:
-        raise ValueError("liveness_timeline needs at least one plan")
+        raise ValueError("liveness_timeline needs at least one plan, got none")
     accounts = [(title, account(graph, plan)) for title, plan in plans]
     widths = [len(acc.kernels) + 1.4 for _, acc in accounts]
-    fig, axes = figure(6.8, 3.8, ncols=len(plans))
-    axes = list(axes) if len(plans) > 1 else [axes]
-    if len(axes) > 1:
-        axes[0].get_gridspec().set_width_ratios(widths)
-    colour = {t.name: PALETTE[i % len(PALETTE)] for i, t in enumerate(graph.tensors)}
+    fig, axes = figure_row(len(plans), 6.8, 4.2, width_ratios=widths)
+    style = {t.name: (PALETTE[i % len(PALETTE)], HATCHES[i % len(HATCHES)])
+             for i, t in enumerate(graph.tensors)}
     ymax = max(max(mib(acc.traffic), mib(acc.peak_live_bytes)) for _, acc in accounts) * 1.15
     seen: set[str] = set()
     for ax, w, (title, acc) in zip(axes, widths, accounts, strict=True):
@@ -180,29 +194,32 @@ def liveness_timeline(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure
             bottom = 0.0
             for name in k.live:
                 h = mib(graph.tensor(name).nbytes)
-                ax.bar(step, h, bottom=bottom, width=0.6, color=colour[name],
-                       edgecolor="white", label=None if name in seen else f"live: {name}")
+                colour, hatch = style[name]
+                ax.bar(step, h, bottom=bottom, width=0.6, color=colour, hatch=hatch or None,
+                       edgecolor="white",
+                       label=None if name in seen else text("fig.fusion.live", name=name))
                 ax.text(step, bottom + h / 2, name, ha="center", va="center",
-                        color="white", fontsize=8)
+                        color="white", fontsize=SMALL_PT, fontweight="bold",
+                        bbox=dict(boxstyle="round,pad=0.15", fc=colour, ec="none"))
                 seen.add(name)
                 bottom += h
         traffic = mib(acc.traffic)
         ax.bar(n + 0.2, traffic, width=0.6, color="#dddddd", edgecolor="#555555",
-               hatch="//", label="total traffic" if ax is axes[0] else None)
-        ax.text(n + 0.2, traffic, number_text(mib(acc.traffic), ".1f"), ha="center",
-                va="bottom", fontsize=8)
+               hatch="xx", label=text("fig.fusion.total_traffic") if ax is axes[0] else None)
+        ax.text(n + 0.2, traffic, f"{_mib_text(acc.traffic)}", ha="center", va="bottom",
+                fontsize=SMALL_PT)
         peak = mib(acc.peak_live_bytes)
-        ax.axhline(peak, color="#111111", ls="--", lw=0.8,
-                   label="peak live" if ax is axes[0] else None)
-        ax.text(-0.7, peak, number_text(mib(acc.peak_live_bytes), ".1f"), ha="left",
-                va="bottom", fontsize=8)
-        ax.set_xticks([*range(n), n + 0.2], [*(k.name for k in acc.kernels), "traffic"],
-                      fontsize=8)
+        ax.axhline(peak, color=INK, ls="--", lw=0.8,
+                   label=text("fig.fusion.peak_live") if ax is axes[0] else None)
+        ax.text(-0.7, peak, f"{_mib_text(acc.peak_live_bytes)}", ha="left", va="bottom",
+                fontsize=SMALL_PT)
+        ax.set_xticks([*range(n), n + 0.2],
+                      [*(k.name for k in acc.kernels), text("fig.fusion.traffic_tick")])
         ax.set_xlim(-0.8, w - 0.8)
-        ax.set_title(f"{title}\ntraffic {number_text(mib(acc.traffic), '.1f')} MiB, "
-                     f"peak {number_text(mib(acc.peak_live_bytes), '.1f')} MiB", fontsize=9)
+        ax.set_title(text("fig.fusion.panel_title", plan=title,
+                          traffic=_mib_text(acc.traffic), peak=_mib_text(acc.peak_live_bytes)))
         ax.set_ylim(0, ymax)
-        ax.set_xlabel("kernel step")
+        ax.set_xlabel(text("fig.fusion.step"))
     axes[0].set_ylabel("MiB")
-    fig.legend(loc="outside right center", fontsize=8)
+    fig.legend(loc="outside lower center", ncols=4)
     return fig

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 
 from infrabook.bench.record import Entry
 from infrabook.labels import text
+from infrabook.plots.style import book_style, figure_row
 from infrabook.plots.style import figure as new_figure
 from infrabook.units import MiB
 
@@ -26,9 +27,7 @@ def _log2_ticks(ax: Axes, xs: Sequence[int]) -> None:
 
 
 def _single(width: float = 6.4, height: float = 3.6) -> tuple[Figure, Axes]:
-    fig, _ = new_figure(width, height)
-    (ax,) = fig.axes
-    return fig, ax
+    return new_figure(min(width, 7.0), height)
 
 
 def _seq_len_axes(ax: Axes, seq_lens: Sequence[int], ylabel: str, title: str) -> None:
@@ -94,8 +93,7 @@ def attention_memory(e: Entry, where: str) -> Figure:
 
 def fusion(e: Entry, where: str) -> Figure:
     """Median time and effective bandwidth of the eager and fused paths."""
-    fig, _ = new_figure(8.0, 3.4, ncols=2)
-    left, right = fig.axes
+    fig, (left, right) = figure_row(2, 7.0, 3.4)
     paths = {n: p for n, p in e.results["paths"].items() if "gb_s" in p and n != "copy"}
     values = e.values
     left.bar(list(paths), [p["timing"]["median_s"] * 1e3 for p in paths.values()])
@@ -169,4 +167,5 @@ def figure(experiment: str, entry: Entry | None, where: str | None) -> Figure:
         return _message(text("bench.not_measured"))
     if entry.status != "ok":
         return _message(text("bench.not_run", reason=entry.reason or entry.status))
-    return FIGURES[experiment](entry, where or "")
+    with book_style():
+        return FIGURES[experiment](entry, where or "")

@@ -1,0 +1,111 @@
+// Layout and language checks for one page, run by check_browser.py in the page itself.
+// Returns a list of problems, each a sentence naming what is wrong and where.
+({ english, desktop, dark }) => {
+  const out = [];
+  const shown = (el) => el.getClientRects().length > 0;
+  const short = (el) => (el.textContent || "").replace(/\s+/g, " ").trim().slice(0, 50);
+
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth + 1) {
+    out.push(`the page pans sideways: ${root.scrollWidth} px of content in ${root.clientWidth} px`);
+  }
+
+  const article = document.querySelector("article.bd-article");
+  if (article) {
+    const column = article.getBoundingClientRect();
+    if (desktop) {
+      article.querySelectorAll("pre").forEach((pre) => {
+        if (shown(pre) && pre.scrollWidth > pre.clientWidth + 1) {
+          out.push(`code block needs sideways scrolling (${pre.scrollWidth} px in ` +
+                   `${pre.clientWidth} px): "${short(pre)}"`);
+        }
+      });
+    }
+    article.querySelectorAll("table").forEach((table) => {
+      if (!shown(table) || table.getBoundingClientRect().right <= column.right + 1) return;
+      const box = table.closest(".ib-scroll");
+      if (!box || box.getBoundingClientRect().right > column.right + 1 ||
+          getComputedStyle(box).overflowX !== "auto") {
+        out.push(`table wider than its column and not scrollable: "${short(table)}"`);
+      } else if (!box.classList.contains("ib-overflows")) {
+        out.push(`table scrolls sideways without the scroll cue: "${short(table)}"`);
+      }
+    });
+    article.querySelectorAll("td.ib-num, th.ib-num").forEach((cell) => {
+      if (!shown(cell)) return;
+      // One line: every piece of its text starts within half a line of the first.
+      const tops = [];
+      const texts = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      while (texts.nextNode()) {
+        if (!texts.currentNode.nodeValue.trim()) continue;
+        const range = document.createRange();
+        range.selectNodeContents(texts.currentNode);
+        for (const r of range.getClientRects()) tops.push([r.top, r.height]);
+      }
+      if (tops.length && Math.max(...tops.map((t) => t[0])) - Math.min(...tops.map((t) => t[0]))
+          > 0.5 * Math.max(...tops.map((t) => t[1]))) {
+        out.push(`number broken across lines: "${short(cell)}"`);
+      }
+    });
+  }
+
+  for (const img of document.images) {
+    const alt = (img.getAttribute("alt") || "").trim();
+    const src = img.getAttribute("src") || "";
+    if (!alt || alt === src || alt.includes("/") || /\.(png|svg|jpe?g|gif|webp)$/i.test(alt)) {
+      out.push(`image without real alt text: ${src} (alt ${JSON.stringify(alt)})`);
+    }
+    if (src.includes("_images/") && !/\.svg$/i.test(src)) {
+      out.push(`figure is not SVG: ${src}`);
+    }
+    // Figures are drawn with text of at least 10 pt at their natural size.
+    if (desktop && shown(img) && img.naturalWidth && img.clientWidth < 0.97 * img.naturalWidth) {
+      out.push(`figure shrunk to ${Math.round(100 * img.clientWidth / img.naturalWidth)} % ` +
+               `on desktop, its text below 10 pt: ${src}`);
+    }
+  }
+
+  // English UI: the chrome's text (everything outside the article, plus toggles and
+  // buttons inside it) and every tooltip, label and placeholder.
+  const words = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const el = walker.currentNode.parentElement;
+    const value = walker.currentNode.nodeValue.replace(/\s+/g, " ").trim();
+    if (!el || !value || el.closest("script, style, mjx-container")) continue;
+    if (el.closest("article.bd-article") && !el.closest("summary, button, .toggle-details"))
+      continue;
+    words.add(value);
+  }
+  document.querySelectorAll("[title], [aria-label], [placeholder], [data-tooltip]").forEach(
+    (el) => ["title", "aria-label", "placeholder", "data-tooltip"].forEach((a) => {
+      const v = el.getAttribute(a);
+      if (v) words.add(v.trim());
+    }));
+  const found = new Set();
+  for (const phrase of english) {
+    const single = /^[A-Za-z]+$/.test(phrase);
+    for (const w of words) {
+      if (single ? w === phrase : w.includes(phrase)) found.add(phrase);
+    }
+  }
+  for (const phrase of found) out.push(`English UI string: "${phrase}"`);
+
+  if (dark && article) {
+    const light = (css) => {
+      const m = css.match(/rgba?\(([^)]+)\)/);
+      if (!m) return false;
+      const [r, g, b, a = 1] = m[1].split(",").map(Number);
+      return a > 0.5 && (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255 > 0.6;
+    };
+    let plates = 0;
+    for (const el of article.querySelectorAll("*")) {
+      if (!shown(el) || !light(getComputedStyle(el).backgroundColor)) continue;
+      const r = el.getBoundingClientRect();
+      if (r.width * r.height < 2000) continue;
+      if (plates++ < 3) out.push(`light plate in dark mode: <${el.tagName.toLowerCase()} ` +
+                                 `class="${el.className}"> "${short(el)}"`);
+    }
+  }
+  return out;
+}
