@@ -42,6 +42,7 @@ extensions = [
     "sphinxext.opengraph",
     "notfound.extension",
     "infrabook_site",
+    "infrabook_a11y",
 ]
 exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "README.md"]
 
@@ -58,8 +59,13 @@ nb_merge_streams = True
 # Tables that cells emit as Markdown are rendered as MyST (pipe tables included).
 nb_render_markdown_format = "myst"
 
-# Math renders offline: MathJax is served from _static (see _static/mathjax/README.txt).
-mathjax_path = "mathjax/tex-svg.js"
+# Math renders offline: MathJax is served from _static (see _static/mathjax/README.txt),
+# only the components the book uses, loaded by MathJax's own loader from beside startup.js.
+# assistive-mml gives screen readers each formula as MathML.
+mathjax_path = "mathjax/startup.js"
+mathjax3_config = {
+    "loader": {"load": ["input/tex", "output/chtml", "a11y/assistive-mml"]},
+}
 
 # Chinese search by words (jieba), with the book's terms kept whole.
 html_search_language = "zh"
