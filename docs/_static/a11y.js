@@ -37,11 +37,42 @@
     }
   }
 
+  // The book theme blurs ☰ as it is clicked, so the drawer, when closed, gives focus back
+  // to nothing and a keyboard user starts again from the top of the page.
+  function refocusToggleOnClose() {
+    const drawer = document.getElementById("pst-primary-sidebar-modal");
+    const toggle = document.querySelector(".bd-header-article .primary-toggle");
+    if (!drawer || !toggle) return;
+    drawer.addEventListener("close", () => {
+      setTimeout(() => {
+        if (document.activeElement === document.body) toggle.focus();
+      });
+    });
+  }
+
+  // A display formula wider than a phone scrolls sideways: let the keyboard reach it.
+  function focusableWideMath() {
+    document.querySelectorAll('mjx-container[display="true"]').forEach((math) => {
+      if (math.scrollWidth > math.clientWidth) math.setAttribute("tabindex", "0");
+      else math.removeAttribute("tabindex");
+    });
+  }
+
+  function afterTypesetting() {
+    const startup = window.MathJax && window.MathJax.startup;
+    if (!startup || !startup.promise) return;
+    startup.promise.then(focusableWideMath);
+    window.addEventListener("resize", focusableWideMath);
+  }
+
   function run() {
     nameSectionArrows();
     nameNavigation();
     markSiteTitle();
+    refocusToggleOnClose();
   }
+
+  window.addEventListener("load", afterTypesetting);
 
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", run);

@@ -1,0 +1,225 @@
+"""Check the built site's accessibility in headless Chromium: axe-core and the keyboard.
+
+Usage: python docs/check_a11y.py BUILD_HTML_DIR [--chromium PATH] [--pages GLOB ...]
+
+* axe-core (the copy bundled in axe-playwright-python; nothing is downloaded) scans every
+  page in light and dark mode at 390 px and 1280 px, and the open chapter drawer at 390 px.
+  A serious or critical violation fails the check; moderate and minor ones are listed.
+* Keyboard only, at both widths, on every page with answer toggles or form inputs: Tab
+  reaches the chapter drawer toggle, the search, every answer toggle and every input in
+  the article, in that order, and each shows a focus ring.
+* At 390 px the drawer opens by tap and by Enter on ☰, shows the chapter links, and
+  Escape closes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import sys
+from pathlib import Path
+
+from axe_playwright_python.sync_playwright import Axe
+from check_browser import CHROMIUM_FLAGS, SKIP_DIRS, _serve
+from playwright.sync_api import BrowserContext, Page, sync_playwright
+
+WIDTHS = (390, 1280)
+SCHEMES = ("light", "dark")
+FAILING_IMPACTS = {"serious", "critical"}
+PHONE = 390
+# More presses than any page has stops; a page that needs more has a focus trap.
+MAX_TABS = 800
+
+TOGGLE = ".bd-header-article .primary-toggle"
+DRAWER = "#pst-primary-sidebar-modal"
+CHAPTER_LINK = f"{DRAWER} nav.bd-docs-nav a.reference"
+ANSWERS = "details.sd-dropdown > summary"
+INPUTS = "input:not([type=hidden]), select, textarea"
+ARTICLE = "article.bd-article"
+
+# Marks the controls Tab must reach, in the order it must reach them: the drawer toggle
+# and search first on a phone; at 1280 px the sidebar's search box comes before the
+# toggle, as on the page. Returns how many there are.
+MARK_TARGETS = """([toggle, answers, inputs, article]) => {
+  const shown = (e) => e.getClientRects().length > 0
+    && getComputedStyle(e).visibility !== "hidden";
+  const search = [...document.querySelectorAll(".search-button__button")].filter(shown);
+  const inArticle = (sel) => [...document.querySelectorAll(`${article} ${sel}`)];
+  const head = [...document.querySelectorAll(toggle), ...search.slice(0, 1)].filter(shown);
+  head.sort((a, b) => a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1);
+  const targets = [...head, ...inArticle(answers), ...inArticle(inputs).filter(shown)];
+  targets.forEach((e, i) => { e.dataset.a11yTarget = String(i); });
+  return targets.length;
+}"""
+
+# What has focus now, and whether it draws a ring a sighted keyboard user can see.
+FOCUSED = """() => {
+  const e = document.activeElement;
+  if (!e || e === document.body) return null;
+  const s = getComputedStyle(e);
+  const ring = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2)
+    || s.boxShadow !== "none";
+  return {target: e.dataset.a11yTarget ?? null, ring,
+          what: e.tagName.toLowerCase() + (e.className ? "." + e.className : "")};
+}"""
+
+
+def pages_of(root: Path, patterns: list[str]) -> list[str]:
+    """The site's HTML pages, relative to ``root``, optionally only those matching a glob."""
+    pages = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html")
+                   if not SKIP_DIRS & set(p.relative_to(root).parts))
+    if patterns:
+        pages = [p for p in pages if any(fnmatch.fnmatch(p, g) for g in patterns)]
+    return pages
+
+
+def _load(page: Page, url: str) -> None:
+    page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    if page.evaluate("document.querySelectorAll('.math').length"):
+        page.wait_for_function("document.querySelectorAll('mjx-container').length > 0",
+                               timeout=15000)
+        # after the site's own handlers on the same promise (a11y.js: wide formulas)
+        page.evaluate("window.MathJax.startup.promise.then(() => true)")
+
+
+def _scan(axe: Axe, page: Page, where: str, problems: list[str], notes: list[str]) -> None:
+    for v in axe.run(page).response["violations"]:
+        targets = ", ".join(" ".join(n["target"]) for n in v["nodes"][:3])
+        line = f"{where}: {v['id']} ({v['impact']}, {len(v['nodes'])}×) {v['help']}: {targets}"
+        (problems if v["impact"] in FAILING_IMPACTS else notes).append(line)
+
+
+def _context(browser, width: int, scheme: str) -> BrowserContext:
+    phone = width == PHONE
+    return browser.new_context(viewport={"width": width, "height": 844 if phone else 900},
+                               color_scheme=scheme, has_touch=phone, is_mobile=phone)
+
+
+def check_axe(browser, base: str, pages: list[str], problems: list[str],
+              notes: list[str]) -> None:
+    """axe-core on every page, both colour schemes and both widths."""
+    axe = Axe()
+    for scheme in SCHEMES:
+        for width in WIDTHS:
+            context = _context(browser, width, scheme)
+            page = context.new_page()
+            for name in pages:
+                where = f"{name} ({scheme}, {width} px)"
+                print(f"axe: {where}", file=sys.stderr)
+                _load(page, base + name)
+                shown = page.evaluate("document.documentElement.dataset.theme")
+                if shown != scheme:
+                    problems.append(f"{where}: page shows the {shown!r} theme, not {scheme!r}")
+                _scan(axe, page, where, problems, notes)
+            if width == PHONE and pages:
+                _load(page, base + pages[0])
+                page.tap(TOGGLE)
+                page.wait_for_selector(f"{DRAWER}[open]")
+                _scan(axe, page, f"{pages[0]} with the drawer open ({scheme}, {width} px)",
+                      problems, notes)
+            context.close()
+
+
+def check_tab_order(page: Page, where: str, problems: list[str]) -> None:
+    """Tab from the top: every marked control is reached, in order, with a focus ring."""
+    count = page.evaluate(MARK_TARGETS, [TOGGLE, ANSWERS, INPUTS, ARTICLE])
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    reached: list[int] = []
+    for _ in range(MAX_TABS):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED)
+        if focused is None or focused["target"] is None:
+            continue
+        index = int(focused["target"])
+        if index in reached:
+            break  # focus came round again
+        if not focused["ring"]:
+            problems.append(f"{where}: no visible focus ring on {focused['what']}")
+        reached.append(index)
+    missing = sorted(set(range(count)) - set(reached))
+    if missing:
+        problems.append(f"{where}: Tab never reaches {len(missing)} of {count} controls "
+                        f"(numbers {missing[:10]} in page order)")
+    if reached != sorted(reached):
+        problems.append(f"{where}: Tab reaches the controls out of order: {reached}")
+
+
+def check_drawer(browser, base: str, name: str, problems: list[str]) -> None:
+    """At 390 px: tap ☰ and Enter on ☰ both open the drawer on the chapter list; Escape
+    closes it and gives focus back to ☰."""
+    context = _context(browser, PHONE, "light")
+    page = context.new_page()
+    _load(page, base + name)
+    for how in ("tap", "Enter"):
+        where = f"{name} (390 px, {how} on ☰)"
+        if how == "tap":
+            page.tap(TOGGLE)
+        else:
+            page.focus(TOGGLE)
+            page.keyboard.press("Enter")
+        try:
+            page.wait_for_selector(f"{DRAWER}[open]", timeout=3000)
+            page.locator(CHAPTER_LINK).first.wait_for(state="visible", timeout=3000)
+        except Exception:
+            problems.append(f"{where}: the chapter drawer did not open on the chapter list")
+            continue
+        page.keyboard.press("Escape")
+        if page.evaluate(f"document.querySelector('{DRAWER}').open"):
+            problems.append(f"{where}: Escape did not close the drawer")
+        elif not page.evaluate(f"document.activeElement === document.querySelector('{TOGGLE}')"):
+            problems.append(f"{where}: after Escape, focus is not back on ☰")
+    context.close()
+
+
+def run(root: Path, chromium: str, patterns: list[str]) -> tuple[list[str], list[str]]:
+    pages = pages_of(root, patterns)
+    server, base = _serve(root)
+    problems: list[str] = []
+    notes: list[str] = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+            check_axe(browser, base, pages, problems, notes)
+            for width in WIDTHS:
+                context = _context(browser, width, "light")
+                page = context.new_page()
+                for name in pages:
+                    _load(page, base + name)
+                    if page.locator(f"{ARTICLE} :is({ANSWERS}, {INPUTS})").count():
+                        print(f"keyboard: {name} ({width} px)", file=sys.stderr)
+                        check_tab_order(page, f"{name} ({width} px, Tab)", problems)
+                context.close()
+            chapter = next((p for p in pages if p.startswith("chapters/")), None)
+            if chapter:
+                check_drawer(browser, base, chapter, problems)
+            browser.close()
+    finally:
+        server.shutdown()
+    print(f"checked {len(pages)} pages × {len(SCHEMES)} colour schemes × {len(WIDTHS)} widths",
+          file=sys.stderr)
+    return problems, notes
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--pages", nargs="*", default=[],
+                        help="only pages matching these globs, e.g. 'chapters/02-*'")
+    args = parser.parse_args()
+    if not Path(args.chromium).is_file():
+        print(f"no Chromium at {args.chromium}: install Debian's chromium package "
+              "(apt-get install chromium)", file=sys.stderr)
+        return 2
+    problems, notes = run(args.root, args.chromium, args.pages)
+    for n in notes:
+        print(f"note (moderate/minor): {n}", file=sys.stderr)
+    for p in problems:
+        print(f"problem: {p}", file=sys.stderr)
+    print("accessibility check: " + ("passed" if not problems else f"{len(problems)} problems"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
