@@ -87,7 +87,11 @@ def _scan(axe: Axe, page: Page, where: str, problems: list[str], notes: list[str
     for v in axe.run(page).response["violations"]:
         targets = ", ".join(" ".join(n["target"]) for n in v["nodes"][:3])
         line = f"{where}: {v['id']} ({v['impact']}, {len(v['nodes'])}×) {v['help']}: {targets}"
-        (problems if v["impact"] in FAILING_IMPACTS else notes).append(line)
+        if v["impact"] in FAILING_IMPACTS:
+            print(f"problem: {line}", file=sys.stderr)  # now too: a full scan takes minutes
+            problems.append(line)
+        else:
+            notes.append(line)
 
 
 def _context(browser, width: int, scheme: str) -> BrowserContext:
