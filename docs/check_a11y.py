@@ -29,6 +29,8 @@ FAILING_IMPACTS = {"serious", "critical"}
 PHONE = 390
 # More presses than any page has stops; a page that needs more has a focus trap.
 MAX_TABS = 800
+# generous: on a loaded CI machine a page with math can take a while to typeset
+TIMEOUT_MS = 90_000
 
 TOGGLE = ".bd-header-article .primary-toggle"
 DRAWER = "#pst-primary-sidebar-modal"
@@ -75,11 +77,11 @@ def pages_of(root: Path, patterns: list[str]) -> list[str]:
 
 def _load(page: Page, url: str) -> None:
     page.goto(url, wait_until="load")
-    page.wait_for_load_state("networkidle")
     if page.evaluate("document.querySelectorAll('.math').length"):
-        page.wait_for_function("document.querySelectorAll('mjx-container').length > 0",
-                               timeout=15000)
-        # after the site's own handlers on the same promise (a11y.js: wide formulas)
+        # resolves once every formula is typeset, after the site's own handlers on the same
+        # promise (a11y.js: wide formulas)
+        page.wait_for_function("window.MathJax && window.MathJax.startup "
+                               "&& window.MathJax.startup.promise")
         page.evaluate("window.MathJax.startup.promise.then(() => true)")
 
 
@@ -96,8 +98,10 @@ def _scan(axe: Axe, page: Page, where: str, problems: list[str], notes: list[str
 
 def _context(browser, width: int, scheme: str) -> BrowserContext:
     phone = width == PHONE
-    return browser.new_context(viewport={"width": width, "height": 844 if phone else 900},
-                               color_scheme=scheme, has_touch=phone, is_mobile=phone)
+    context = browser.new_context(viewport={"width": width, "height": 844 if phone else 900},
+                                  color_scheme=scheme, has_touch=phone, is_mobile=phone)
+    context.set_default_timeout(TIMEOUT_MS)
+    return context
 
 
 def check_axe(browser, base: str, pages: list[str], problems: list[str],
