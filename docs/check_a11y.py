@@ -59,7 +59,8 @@ FOCUSED = """() => {
   const e = document.activeElement;
   if (!e || e === document.body) return null;
   const s = getComputedStyle(e);
-  const ring = (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2)
+  const ring = s.outlineStyle === "auto"  // the browser's own focus ring
+    || (s.outlineStyle !== "none" && parseFloat(s.outlineWidth) >= 2)
     || s.boxShadow !== "none";
   return {target: e.dataset.a11yTarget ?? null, ring,
           what: e.tagName.toLowerCase() + (e.className ? "." + e.className : "")};
@@ -68,8 +69,11 @@ FOCUSED = """() => {
 
 def pages_of(root: Path, patterns: list[str]) -> list[str]:
     """The site's HTML pages, relative to ``root``, optionally only those matching a glob."""
-    pages = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html")
-                   if not SKIP_DIRS & set(p.relative_to(root).parts))
+    pages = sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.html")
+        if not SKIP_DIRS & set(p.relative_to(root).parts)
+    )
     if patterns:
         pages = [p for p in pages if any(fnmatch.fnmatch(p, g) for g in patterns)]
     return pages
@@ -80,8 +84,9 @@ def _load(page: Page, url: str) -> None:
     if page.evaluate("document.querySelectorAll('.math').length"):
         # resolves once every formula is typeset, after the site's own handlers on the same
         # promise (a11y.js: wide formulas)
-        page.wait_for_function("window.MathJax && window.MathJax.startup "
-                               "&& window.MathJax.startup.promise")
+        page.wait_for_function(
+            "window.MathJax && window.MathJax.startup && window.MathJax.startup.promise"
+        )
         page.evaluate("window.MathJax.startup.promise.then(() => true)")
 
 
@@ -98,14 +103,17 @@ def _scan(axe: Axe, page: Page, where: str, problems: list[str], notes: list[str
 
 def _context(browser, width: int, scheme: str) -> BrowserContext:
     phone = width == PHONE
-    context = browser.new_context(viewport={"width": width, "height": 844 if phone else 900},
-                                  color_scheme=scheme, has_touch=phone, is_mobile=phone)
+    context = browser.new_context(
+        viewport={"width": width, "height": 844 if phone else 900},
+        color_scheme=scheme,
+        has_touch=phone,
+        is_mobile=phone,
+    )
     context.set_default_timeout(TIMEOUT_MS)
     return context
 
 
-def check_axe(browser, base: str, pages: list[str], problems: list[str],
-              notes: list[str]) -> None:
+def check_axe(browser, base: str, pages: list[str], problems: list[str], notes: list[str]) -> None:
     """axe-core on every page, both colour schemes and both widths."""
     axe = Axe()
     for scheme in SCHEMES:
@@ -124,8 +132,13 @@ def check_axe(browser, base: str, pages: list[str], problems: list[str],
                 _load(page, base + pages[0])
                 page.tap(TOGGLE)
                 page.wait_for_selector(f"{DRAWER}[open]")
-                _scan(axe, page, f"{pages[0]} with the drawer open ({scheme}, {width} px)",
-                      problems, notes)
+                _scan(
+                    axe,
+                    page,
+                    f"{pages[0]} with the drawer open ({scheme}, {width} px)",
+                    problems,
+                    notes,
+                )
             context.close()
 
 
@@ -147,8 +160,10 @@ def check_tab_order(page: Page, where: str, problems: list[str]) -> None:
         reached.append(index)
     missing = sorted(set(range(count)) - set(reached))
     if missing:
-        problems.append(f"{where}: Tab never reaches {len(missing)} of {count} controls "
-                        f"(numbers {missing[:10]} in page order)")
+        problems.append(
+            f"{where}: Tab never reaches {len(missing)} of {count} controls "
+            f"(numbers {missing[:10]} in page order)"
+        )
     if reached != sorted(reached):
         problems.append(f"{where}: Tab reaches the controls out of order: {reached}")
 
@@ -204,8 +219,11 @@ def run(root: Path, chromium: str, patterns: list[str]) -> tuple[list[str], list
             browser.close()
     finally:
         server.shutdown()
-    print(f"checked {len(pages)} pages × {len(SCHEMES)} colour schemes × {len(WIDTHS)} widths",
-          file=sys.stderr)
+        server.server_close()
+    print(
+        f"checked {len(pages)} pages × {len(SCHEMES)} colour schemes × {len(WIDTHS)} widths",
+        file=sys.stderr,
+    )
     return problems, notes
 
 
@@ -213,12 +231,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path)
     parser.add_argument("--chromium", default="/usr/bin/chromium")
-    parser.add_argument("--pages", nargs="*", default=[],
-                        help="only pages matching these globs, e.g. 'chapters/02-*'")
+    parser.add_argument(
+        "--pages",
+        nargs="*",
+        default=[],
+        help="only pages matching these globs, e.g. 'chapters/02-*'",
+    )
     args = parser.parse_args()
     if not Path(args.chromium).is_file():
-        print(f"no Chromium at {args.chromium}: install Debian's chromium package "
-              "(apt-get install chromium)", file=sys.stderr)
+        print(
+            f"no Chromium at {args.chromium}: install Debian's chromium package "
+            "(apt-get install chromium)",
+            file=sys.stderr,
+        )
         return 2
     problems, notes = run(args.root, args.chromium, args.pages)
     for n in notes:

@@ -6,9 +6,9 @@ Usage: python docs/measure_weight.py BUILD_HTML_DIR [--out docs/_data/weight.jso
 Serves the site from 127.0.0.1 with Python's http.server (no compression, so bytes are the
 files' own sizes) and opens every page in a fresh browser context (an empty cache), waits
 until the network is idle and the math is typeset, and counts every response: requests and
-body bytes. Writes the record (date, commit, Chromium version, one row per page) as JSON
-and exits 1 when the heaviest page is over BUDGET_BYTES; failed requests are listed. A benchmark record, not a test:
-nothing here is timed.
+body bytes. Writes the record (date, commit, Chromium version, one row per page) as JSON,
+lists failed requests, and exits 1 when the heaviest page is over BUDGET_BYTES. A benchmark
+record, not a test: nothing here is timed.
 """
 
 from __future__ import annotations
@@ -31,8 +31,9 @@ LARGEST = 3
 
 def _commit() -> dict[str, object]:
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=DOCS, capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=DOCS, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     return {"commit": git("rev-parse", "HEAD"), "dirty": bool(git("status", "--porcelain"))}
 
@@ -68,8 +69,11 @@ def measure_page(browser: Browser, base: str, name: str) -> dict[str, object]:
 
 
 def measure(root: Path, chromium: str) -> dict[str, object]:
-    pages = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html")
-                   if not SKIP_DIRS & set(p.relative_to(root).parts))
+    pages = sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.html")
+        if not SKIP_DIRS & set(p.relative_to(root).parts)
+    )
     server, base = _serve(root)
     try:
         with sync_playwright() as pw:
@@ -82,6 +86,7 @@ def measure(root: Path, chromium: str) -> dict[str, object]:
             browser.close()
     finally:
         server.shutdown()
+        server.server_close()
     return {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git": _commit(),
@@ -100,8 +105,11 @@ def main() -> int:
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
     if not Path(args.chromium).is_file():
-        print(f"no Chromium at {args.chromium}: install Debian's chromium package "
-              "(apt-get install chromium)", file=sys.stderr)
+        print(
+            f"no Chromium at {args.chromium}: install Debian's chromium package "
+            "(apt-get install chromium)",
+            file=sys.stderr,
+        )
         return 2
     record = measure(args.root, args.chromium)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -111,8 +119,10 @@ def main() -> int:
     for row in record["pages"]:
         for url in row["failed"]:
             print(f"note: {row['page']}: request failed: {url}", file=sys.stderr)
-    print(f"heaviest first load: {heaviest['page']}, {heaviest['bytes']:,} bytes in "
-          f"{heaviest['requests']} requests (budget {BUDGET_BYTES:,}); wrote {args.out}")
+    print(
+        f"heaviest first load: {heaviest['page']}, {heaviest['bytes']:,} bytes in "
+        f"{heaviest['requests']} requests (budget {BUDGET_BYTES:,}); wrote {args.out}"
+    )
     return 1 if over else 0
 
 

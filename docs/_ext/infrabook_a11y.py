@@ -59,6 +59,9 @@ def _add_templates(app: Sphinx, config: Config) -> None:
 def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _add_templates)
     app.add_css_file("a11y.css")
-    app.add_js_file("a11y.js", defer="defer",
-                    **{"data-words": json.dumps(words(language()), ensure_ascii=False)})
+    app.add_js_file(
+        "a11y.js",
+        defer="defer",
+        **{"data-words": json.dumps(words(language()), ensure_ascii=False)},
+    )
     return {"parallel_read_safe": True, "parallel_write_safe": True}
