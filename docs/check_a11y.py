@@ -5,6 +5,8 @@ Usage: python docs/check_a11y.py BUILD_HTML_DIR [--chromium PATH] [--pages GLOB 
 * axe-core (the copy bundled in axe-playwright-python; nothing is downloaded) scans every
   page in light and dark mode at 390 px and 1280 px, and the open chapter drawer at 390 px.
   A serious or critical violation fails the check; moderate and minor ones are listed.
+  axe accepts any alt text, so a figure whose alt text is its file name (myst-nb's default
+  for a figure without one) fails here too.
 * Keyboard only, at both widths, on every page with answer toggles or form inputs: Tab
   reaches the chapter drawer toggle, the search, every answer toggle and every input in
   the article, in that order, and each shows a focus ring.
@@ -54,6 +56,12 @@ MARK_TARGETS = """([toggle, answers, inputs, article]) => {
   return targets.length;
 }"""
 
+# Images whose alt text is missing or only names a file, which axe lets through.
+ALT_IS_FILE = """() => [...document.images]
+  .filter((i) => { const alt = (i.getAttribute("alt") ?? "").trim();
+                   return !alt || /\\.(png|jpe?g|svg|gif|webp)$/i.test(alt); })
+  .map((i) => i.getAttribute("src"))"""
+
 # What has focus now, and whether it draws a ring a sighted keyboard user can see.
 FOCUSED = """() => {
   const e = document.activeElement;
@@ -101,6 +109,15 @@ def _scan(axe: Axe, page: Page, where: str, problems: list[str], notes: list[str
             notes.append(line)
 
 
+def check_alt(page: Page, name: str, problems: list[str]) -> None:
+    """Every image has alt text, and more than its file name."""
+    for src in page.evaluate(ALT_IS_FILE):
+        problems.append(
+            f"{name}: figure without alt text saying what it shows "
+            f"(alt is empty or a file name): {src}"
+        )
+
+
 def _context(browser, width: int, scheme: str) -> BrowserContext:
     phone = width == PHONE
     context = browser.new_context(
@@ -128,6 +145,8 @@ def check_axe(browser, base: str, pages: list[str], problems: list[str], notes: 
                 if shown != scheme:
                     problems.append(f"{where}: page shows the {shown!r} theme, not {scheme!r}")
                 _scan(axe, page, where, problems, notes)
+                if (scheme, width) == (SCHEMES[0], WIDTHS[-1]):
+                    check_alt(page, name, problems)
             if width == PHONE and pages:
                 _load(page, base + pages[0])
                 page.tap(TOGGLE)

@@ -28,6 +28,7 @@ PAGE = """<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>t
 <details class="sd-dropdown"><summary>答案</summary><p>一</p></details>
 <details class="sd-dropdown"><summary class="bare">{name}</summary><p>二</p></details>
 <input aria-label="n" value="3">
+<img src="a.png" alt="每个 kernel 读写的字节数"><img src="b.png" alt="../_images/b.png">
 </article></main></body></html>"""
 
 
@@ -77,3 +78,17 @@ def test_tab_order_check_wants_a_focus_ring_on_every_control(site):
     check.check_tab_order(page, "named.html", problems)
     context.close()
     assert problems == ["named.html: no visible focus ring on summary.bare"]
+
+
+def test_alt_check_wants_words_not_file_names(site):
+    check, browser, base = site
+    problems: list[str] = []
+    context = check._context(browser, 1280, "light")
+    page = context.new_page()
+    check._load(page, base + "named.html")
+    check.check_alt(page, "named.html", problems)
+    context.close()
+    assert problems == [
+        "named.html: figure without alt text saying what it shows "
+        "(alt is empty or a file name): b.png"
+    ]
