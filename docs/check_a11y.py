@@ -36,7 +36,16 @@ TIMEOUT_MS = 90_000
 
 TOGGLE = ".bd-header-article .primary-toggle"
 DRAWER = "#pst-primary-sidebar-modal"
-CHAPTER_LINK = f"{DRAWER} nav.bd-docs-nav a.reference"
+# symbol on the button: (button, drawer, a link it must show, what that link list is)
+DRAWERS = {
+    "☰": (TOGGLE, DRAWER, f"{DRAWER} nav.bd-docs-nav a.reference", "the chapter list"),
+    "☷": (
+        ".bd-header-article .secondary-toggle",
+        "#pst-secondary-sidebar-modal",
+        "#pst-secondary-sidebar-modal nav.page-toc a",
+        "this page's contents",
+    ),
+}
 ANSWERS = "details.sd-dropdown > summary"
 INPUTS = "input:not([type=hidden]), select, textarea"
 ARTICLE = "article.bd-article"
@@ -188,29 +197,33 @@ def check_tab_order(page: Page, where: str, problems: list[str]) -> None:
 
 
 def check_drawer(browser, base: str, name: str, problems: list[str]) -> None:
-    """At 390 px: tap ☰ and Enter on ☰ both open the drawer on the chapter list; Escape
-    closes it and gives focus back to ☰."""
+    """At 390 px: a tap on ☰ (☷) and Enter on it both open its drawer on the chapter list
+    (the page's contents); Escape closes it and gives focus back to the button."""
     context = _context(browser, PHONE, "light")
     page = context.new_page()
     _load(page, base + name)
-    for how in ("tap", "Enter"):
-        where = f"{name} (390 px, {how} on ☰)"
-        if how == "tap":
-            page.tap(TOGGLE)
-        else:
-            page.focus(TOGGLE)
-            page.keyboard.press("Enter")
-        try:
-            page.wait_for_selector(f"{DRAWER}[open]", timeout=3000)
-            page.locator(CHAPTER_LINK).first.wait_for(state="visible", timeout=3000)
-        except Exception:
-            problems.append(f"{where}: the chapter drawer did not open on the chapter list")
-            continue
-        page.keyboard.press("Escape")
-        if page.evaluate(f"document.querySelector('{DRAWER}').open"):
-            problems.append(f"{where}: Escape did not close the drawer")
-        elif not page.evaluate(f"document.activeElement === document.querySelector('{TOGGLE}')"):
-            problems.append(f"{where}: after Escape, focus is not back on ☰")
+    for symbol, (button, drawer, link, what) in DRAWERS.items():
+        for how in ("tap", "Enter"):
+            where = f"{name} (390 px, {how} on {symbol})"
+            if how == "tap":
+                page.tap(button)
+            else:
+                page.focus(button)
+                page.keyboard.press("Enter")
+            try:
+                page.wait_for_selector(f"{drawer}[open]", timeout=3000)
+                page.locator(link).first.wait_for(state="visible", timeout=3000)
+            except Exception:
+                problems.append(f"{where}: the drawer did not open on {what}")
+                continue
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(100)  # a11y.js gives focus back after the close event
+            if page.evaluate(f"document.querySelector('{drawer}').open"):
+                problems.append(f"{where}: Escape did not close the drawer")
+            elif not page.evaluate(
+                f"document.activeElement === document.querySelector('{button}')"
+            ):
+                problems.append(f"{where}: after Escape, focus is not back on {symbol}")
     context.close()
 
 

@@ -37,15 +37,18 @@
     }
   }
 
-  // The book theme blurs ☰ as it is clicked, so the drawer, when closed, gives focus back
-  // to nothing and a keyboard user starts again from the top of the page.
+  // The book theme blurs ☰ and ☷ as they are clicked, so a drawer, when closed, gives
+  // focus back to nothing and a keyboard user starts again from the top of the page.
   function refocusToggleOnClose() {
-    const drawer = document.getElementById("pst-primary-sidebar-modal");
-    const toggle = document.querySelector(".bd-header-article .primary-toggle");
-    if (!drawer || !toggle) return;
-    drawer.addEventListener("close", () => {
-      setTimeout(() => {
-        if (document.activeElement === document.body) toggle.focus();
+    [["pst-primary-sidebar-modal", ".primary-toggle"],
+     ["pst-secondary-sidebar-modal", ".secondary-toggle"]].forEach(([id, button]) => {
+      const drawer = document.getElementById(id);
+      const toggle = document.querySelector(`.bd-header-article ${button}`);
+      if (!drawer || !toggle) return;
+      drawer.addEventListener("close", () => {
+        setTimeout(() => {
+          if (document.activeElement === document.body) toggle.focus();
+        });
       });
     });
   }
