@@ -46,13 +46,22 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def browser(session: nox.Session) -> None:
-    """Serve the built site on 127.0.0.1 and check every page in headless Chromium.
+    """Serve the built site on 127.0.0.1 and check every page in headless Chromium: that it
+    works (check_browser.py), that it is accessible (check_a11y.py: axe-core in both colour
+    schemes at 390 and 1280 px, the keyboard path, the phone drawer), and that the heaviest
+    page's first load stays within budget (measure_weight.py, writing its record to the
+    session's temporary folder; run it by hand to update ``docs/_data/weight.json``).
 
     Needs Debian's chromium (``apt-get install chromium``); Playwright drives it and never
-    downloads a browser of its own. Run ``nox -s docs`` first.
+    downloads a browser of its own; axe-playwright-python ships axe-core. Run ``nox -s docs``
+    first.
     """
-    session.install("playwright>=1.40")
+    session.install("playwright>=1.40", "axe-playwright-python>=0.1.8")
     session.run("python", "docs/check_browser.py", "docs/_build/html", *session.posargs)
+    session.run("python", "docs/check_a11y.py", "docs/_build/html", *session.posargs)
+    weight = f"{session.create_tmp()}/weight.json"
+    session.run("python", "docs/measure_weight.py", "docs/_build/html", "--out", weight,
+                *session.posargs)
 
 
 @nox.session

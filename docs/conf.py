@@ -59,6 +59,7 @@ extensions = [
     "sphinxext.opengraph",
     "notfound.extension",
     "infrabook_site",
+    "infrabook_a11y",
     "sphinxcontrib.bibtex",
 ]
 exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "README.md"]
@@ -91,8 +92,13 @@ copybutton_prompt_text = r"\$ |>>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = True
 
-# Math renders offline: MathJax is served from _static (see _static/mathjax/README.txt).
-mathjax_path = "mathjax/tex-svg.js"
+# Math renders offline: MathJax is served from _static (see _static/mathjax/README.txt),
+# only the components the book uses, loaded by MathJax's own loader from beside startup.js.
+# assistive-mml gives screen readers each formula as MathML.
+mathjax_path = "mathjax/startup.js"
+mathjax3_config = {
+    "loader": {"load": ["input/tex", "output/chtml", "a11y/assistive-mml"]},
+}
 
 # Chinese search by words (jieba), with the book's terms kept whole.
 html_search_language = "zh"
