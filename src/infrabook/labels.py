@@ -65,11 +65,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     "hierarchy.dram_size": ("{value} GB", "{value} GB"),
     "hierarchy.bw": ("带宽 {value} TB/s", "bandwidth {value} TB/s"),
     "hierarchy.bw_unknown": ("带宽：厂商未公布", "bandwidth: not published"),
-    "hierarchy.bw_onchip": ("带宽：厂商未公布（片上，远高于显存）",
-                            "bandwidth: not published (on chip, far above DRAM)"),
+    "hierarchy.bw_onchip": ("带宽：厂商未公布（片上）", "bandwidth: not published (on chip)"),
     "hierarchy.size_unknown": ("容量：资料未给出", "size: not given by the sources"),
-    "hierarchy.fused": ("融合：T 只在这里存在", "fused: T lives only here"),
-    "hierarchy.separate": ("分开：T 写到这里再读回", "separate: T is written here and read back"),
+    "hierarchy.fused": ("融合：T 只在\n寄存器里存在", "fused: T lives\nonly here"),
+    "hierarchy.separate": ("分开：T 写到\n这里再读回", "separate: T written\nhere, read back"),
     "hierarchy.title": ("{device} 的存储层次", "memory hierarchy of {device}"),
     #
     # pages2: timelines
