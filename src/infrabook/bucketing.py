@@ -175,7 +175,7 @@ class StrategyCost:
         >>> round(c.executed_utilisation(500.0), 3)
         0.4
         """
-        return self.rate_tflops / check_finite_positive("peak_tflops", peak_tflops)
+        return self.rate_tflops / check_finite("peak_tflops", peak_tflops, positive=True)
 
     def useful_mfu(self, peak_tflops: float) -> float:
         """Model FLOPs utilisation: useful (model) FLOP/s over peak; padding does not count.
@@ -188,7 +188,7 @@ class StrategyCost:
         >>> round(c.useful_mfu(503.8), 4), round(c.useful_mfu(500.0), 4)
         (0.2729, 0.275)
         """
-        return self.useful_rate_tflops / check_finite_positive("peak_tflops", peak_tflops)
+        return self.useful_rate_tflops / check_finite("peak_tflops", peak_tflops, positive=True)
 
 
 def cost(

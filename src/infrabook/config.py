@@ -97,7 +97,7 @@ class Figure:
 
 @dataclass(frozen=True)
 class Device:
-    """A device profile: dense bf16 peak, DRAM bandwidth, L2, on-chip memory, SM count."""
+    """A device profile: dense bf16 and FP32 peaks, DRAM and L2 bandwidth, memory sizes, SMs."""
 
     key: str
     name: str
@@ -106,6 +106,10 @@ class Device:
     l2_mib: Figure
     smem_per_sm_kib: Figure
     sm_count: Figure
+    fp32_tflops: Figure
+    l2_tb_s: Figure
+    regs_per_sm_kib: Figure
+    dram_gb: Figure
 
     @property
     def l2_bytes(self) -> float | None:
@@ -132,7 +136,8 @@ def devices() -> dict[str, Device]:
             key=key,
             name=d["name"],
             **{f: _figure(d[f]) for f in
-               ("bf16_dense_tflops", "dram_tb_s", "l2_mib", "smem_per_sm_kib", "sm_count")},
+               ("bf16_dense_tflops", "dram_tb_s", "l2_mib", "smem_per_sm_kib", "sm_count",
+                "fp32_tflops", "l2_tb_s", "regs_per_sm_kib", "dram_gb")},
         )
         for key, d in raw.items()
     }

@@ -404,6 +404,32 @@ _LABELS: dict[str, tuple[str, str]] = {
     #
     # ---- calculators' explanations (bucketing, crossover, roofline, ...) ----------------
     # pages1: roofline and memory hierarchy
+    "roofline.silu_separate": ("SiLU 链，分开执行", "SiLU chain, separate"),
+    "roofline.silu_fused": ("SiLU 链，融合", "SiLU chain, fused"),
+    "roofline.attention_standard": ("标准注意力", "standard attention"),
+    "roofline.attention_flash": ("FlashAttention（block_q={block_q}）",
+                                 "FlashAttention (block_q={block_q})"),
+    "roofline.gemm": ("FFN 矩阵乘，{rows} 行", "FFN GEMM, {rows} rows"),
+    "roofline.roof_bf16": ("{device}：bf16 张量核心", "{device}: bf16 tensor cores"),
+    "roofline.roof_fp32": ("{device}：FP32 标量单元", "{device}: FP32 non-tensor"),
+    "roofline.x": ("算术强度（FLOP/字节）", "arithmetic intensity (FLOP/byte)"),
+    "roofline.y": ("可达算力（TFLOP/s）", "attainable compute (TFLOP/s)"),
+    "roofline.unit_fp32": ("FP32 标量单元", "FP32 non-tensor units"),
+    "roofline.unit_bf16": ("bf16 张量核心", "bf16 tensor cores"),
+    "hierarchy.registers": ("寄存器", "registers"),
+    "hierarchy.smem": ("共享内存", "shared memory"),
+    "hierarchy.l2": ("L2", "L2"),
+    "hierarchy.dram": ("显存（设备 DRAM）", "device memory (DRAM)"),
+    "hierarchy.per_sm": ("每 SM {value} KiB，共 {total} MiB", "{value} KiB per SM, {total} MiB"),
+    "hierarchy.l2_size": ("{value} MiB，全芯片共享", "{value} MiB, shared by all SMs"),
+    "hierarchy.dram_size": ("{value} GB", "{value} GB"),
+    "hierarchy.bw": ("带宽 {value} TB/s", "bandwidth {value} TB/s"),
+    "hierarchy.bw_unknown": ("带宽：厂商未公布", "bandwidth: not published"),
+    "hierarchy.bw_onchip": ("带宽：厂商未公布（片上）", "bandwidth: not published (on chip)"),
+    "hierarchy.size_unknown": ("容量：资料未给出", "size: not given by the sources"),
+    "hierarchy.fused": ("融合：T 只在\n寄存器里存在", "fused: T lives\nonly here"),
+    "hierarchy.separate": ("分开：T 写到\n这里再读回", "separate: T written\nhere, read back"),
+    "hierarchy.title": ("{device} 的存储层次", "memory hierarchy of {device}"),
     #
     # pages2: timelines
     #
