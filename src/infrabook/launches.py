@@ -69,21 +69,30 @@ class PersistentSchedule:
                 -(-self.tiles // self.persistent_programs))
 
 
-def persistent_schedule(elements: int, block: int, sm_count: int) -> PersistentSchedule:
-    """Section 5.4: a persistent kernel launches ``min(sm_count, tiles)`` programs that loop
-    over the tiles, instead of one program per tile.
+def persistent_schedule(
+    elements: int, block: int, sm_count: int, programs_per_sm: int = 1
+) -> PersistentSchedule:
+    """Section 5.4: a persistent kernel launches as many programs as the device holds at
+    once, ``sm_count * programs_per_sm`` (capped at the tile count), and they loop over the
+    tiles, instead of one program per tile.
+
+    How many programs one SM holds at once (its occupancy) depends on the kernel's registers
+    and shared memory; ``programs_per_sm`` is that number.
 
     The article's [1024, 12288] tensor in 1024-element tiles on an H200's 132 SMs:
 
     >>> s = persistent_schedule(1024 * 12288, 1024, 132)
     >>> s.per_tile_programs, s.persistent_programs, s.tiles_per_program
     (12288, 132, (93, 94))
+    >>> persistent_schedule(1024 * 12288, 1024, 132, programs_per_sm=4).persistent_programs
+    528
     """
     check_positive_int("elements", elements)
     check_positive_int("block", block)
     check_positive_int("sm_count", sm_count)
+    check_positive_int("programs_per_sm", programs_per_sm)
     tiles = -(-elements // block)
-    return PersistentSchedule(tiles, tiles, min(sm_count, tiles))
+    return PersistentSchedule(tiles, tiles, min(sm_count * programs_per_sm, tiles))
 
 
 def article_launch_counts() -> tuple[LaunchCount, ...]:
