@@ -2,17 +2,30 @@
 
 Each program owns BLOCK_M query rows of one (batch, head) and streams K and V through in
 tiles of BLOCK_N rows, keeping a running row max m, a running sum l and an fp32
-accumulator (the online softmax): when a new tile raises the max, the old sum and
-accumulator are rescaled by exp(m_old - m_new). Only Q, K, V are read and O (plus the
+accumulator (the online softmax): when a tile raises the max, the old sum and accumulator
+are rescaled by r = e^(m_old - m_new). Only Q, K, V are read and O (plus the
 log-sum-exp m + log l) written; K and V are read once per query tile, which is why a
 larger BLOCK_M means less traffic.
+
+Three idioms from Triton's fused-attention tutorial keep the compiled loop short:
+
+* scores are kept in base 2. log2(e) is folded into the softmax scale on the host, so
+  every exponential is an ``exp2``, the one the GPU's special-function unit computes
+  (``exp`` would cost an extra multiply per score); r = 2^(m_old - m_new) in those units.
+* the key loop is split in two. Tiles that every query row of the program sees in full
+  run without any mask; only the tiles on the diagonal (causal) or past the end of the
+  sequence pay for the ``where``. In a long causal sequence that is one or two tiles of
+  the many each program walks.
+* ``P V`` is added to the accumulator by the dot itself (``tl.dot(p, v, acc)``), which the
+  tensor cores do in place instead of a separate add.
 
 Head dims that are not a power of two (80, 96, ...) are padded to the next one in
 registers with masked loads, so the padding is never read from or written to memory.
 
-On a machine without CUDA the kernel runs in Triton's interpreter (``TRITON_INTERPRET=1``,
-which :mod:`infrabook.kernels` sets before the kernels are decorated); with CUDA it
-compiles natively.
+Compiled for a GPU, the tile sizes, warps and pipeline stages come from an autotuner
+choosing among :data:`GPU_TILES` for each sequence length, head dim, causal flag and
+dtype. The interpreter has nothing worth timing, so it runs one fixed config,
+:data:`BLOCK_M` x :data:`BLOCK_N`, the one the byte meter checks against the traffic model.
 """
 
 from __future__ import annotations
@@ -25,18 +38,36 @@ import triton.language as tl
 
 from infrabook.kernels._checks import INTERPRETED, check_block, check_inputs
 
-#: Query rows per program: K and V are read once per tile of BLOCK_M queries.
+#: Query rows per program when the tiles are not autotuned: K and V are read once per tile
+#: of BLOCK_M queries.
 BLOCK_M = 64
-#: Key/value rows per step of the inner loop: S and P exist only as BLOCK_M x BLOCK_N tiles.
+#: Key/value rows per step of the inner loop when not autotuned: S and P exist only as
+#: BLOCK_M x BLOCK_N tiles.
 BLOCK_N = 64
+# Warps and stages for fixed tiles: two stages of K/V prefetch at 64 x 64 fit shared memory
+# even for fp32 at head_dim 128 (the interpreter ignores both).
+_FIXED_WARPS, _FIXED_STAGES = 4, 2
+#: The autotuner's choices on a GPU, as (BLOCK_M, BLOCK_N, num_warps, num_stages). The
+#: fixed config is among them; the others take 128 query rows (half the K/V traffic), with
+#: 8 warps so a 128-row accumulator stays in registers and more stages to hide load
+#: latency. A config that overflows shared memory (fp32, say) fails to compile and the
+#: autotuner skips it.
+GPU_TILES = (
+    (BLOCK_M, BLOCK_N, _FIXED_WARPS, _FIXED_STAGES),
+    (128, 64, 4, 3),
+    (128, 64, 8, 3),
+    (128, 128, 8, 2),
+)
 #: Supported head dims (inclusive); 16 is the smallest operand ``tl.dot`` takes.
 MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 128
 # CUDA caps a grid's axes 1 and 2 at 65535 programs; axis 1 here is batch * heads.
 _MAX_GRID_AXIS_1 = 65535
+# Scores are in base 2 inside the kernel; the LSE goes out in natural log units.
+_LN_2 = tl.constexpr(math.log(2))
 
 
 @triton.jit
-def _dot(a, b, WIDEN: tl.constexpr):
+def _dot(a, b, acc, WIDEN: tl.constexpr):
     if WIDEN:
         # Triton 3.9's interpreter multiplies bf16 operands as their raw 16-bit patterns.
         # Widening to fp32 is exact, and exact products summed in fp32 are what the GPU's
@@ -44,7 +75,55 @@ def _dot(a, b, WIDEN: tl.constexpr):
         a = a.to(tl.float32)
         b = b.to(tl.float32)
     # ieee: fp32 inputs would otherwise be multiplied in tf32 on the GPU.
-    return tl.dot(a, b, input_precision="ieee")
+    return tl.dot(a, b, acc, input_precision="ieee")
+
+
+@triton.jit
+def _attention_inner(
+    acc,
+    m,
+    l,  # noqa: E741 (the paper's name)
+    q,
+    k_ptr,
+    v_ptr,
+    rows,
+    seq_len,
+    qk_scale,
+    lo,
+    hi,
+    MASKED: tl.constexpr,
+    CAUSAL: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_D: tl.constexpr,
+    WIDEN: tl.constexpr,
+):
+    # One head's key tiles lo, lo + BLOCK_N, ... below hi, folded into (acc, m, l). m is
+    # in base-2 units. MASKED tiles may reach past seq_len or (causal) past a query row.
+    dims = tl.arange(0, BLOCK_D)
+    for start_n in range(lo, hi, BLOCK_N):
+        cols = start_n + tl.arange(0, BLOCK_N)
+        offs = cols[:, None] * HEAD_DIM + dims[None, :]
+        kv_mask = dims[None, :] < HEAD_DIM
+        if MASKED:
+            kv_mask = kv_mask & (cols[:, None] < seq_len)
+        k = tl.load(k_ptr + offs, mask=kv_mask, other=0.0)
+        s = _dot(q, tl.trans(k), None, WIDEN) * qk_scale
+        if MASKED:
+            keep = cols[None, :] < seq_len
+            if CAUSAL:
+                keep = keep & (cols[None, :] <= rows[:, None])
+            s = tl.where(keep, s, float("-inf"))
+        # The first tile holds key 0, which every row sees, so m is finite from the first
+        # step on and 2^(m - m_new) never meets -inf - -inf.
+        m_new = tl.maximum(m, tl.max(s, axis=1))
+        r = tl.exp2(m - m_new)
+        p = tl.exp2(s - m_new[:, None])
+        l = l * r + tl.sum(p, axis=1)  # noqa: E741
+        v = tl.load(v_ptr + offs, mask=kv_mask, other=0.0)
+        acc = _dot(p.to(v.dtype), v, acc * r[:, None], WIDEN)
+        m = m_new
+    return acc, m, l
 
 
 @triton.jit
@@ -55,9 +134,9 @@ def _flash_attention_kernel(
     o_ptr,
     lse_ptr,
     seq_len,
-    head_dim,
-    sm_scale,
+    qk_scale,
     CAUSAL: tl.constexpr,
+    HEAD_DIM: tl.constexpr,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     BLOCK_D: tl.constexpr,
@@ -65,47 +144,46 @@ def _flash_attention_kernel(
 ):
     start_m = tl.program_id(0) * BLOCK_M
     head = tl.program_id(1).to(tl.int64)
-    base = head * seq_len * head_dim
+    base = head * seq_len * HEAD_DIM
     rows = start_m + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, BLOCK_D)
-    row_ok = rows < seq_len
-    dim_ok = dims < head_dim
-    q_mask = row_ok[:, None] & dim_ok[None, :]
-    q = tl.load(q_ptr + base + rows[:, None] * head_dim + dims[None, :], mask=q_mask, other=0.0)
+    q_offs = base + rows[:, None] * HEAD_DIM + dims[None, :]
+    q_mask = (rows[:, None] < seq_len) & (dims[None, :] < HEAD_DIM)
+    q = tl.load(q_ptr + q_offs, mask=q_mask, other=0.0)
 
     m = tl.full([BLOCK_M], float("-inf"), tl.float32)
     l = tl.zeros([BLOCK_M], tl.float32)  # noqa: E741 (the paper's name)
     acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
-    # Causal: key tiles wholly after this query tile's last row contribute nothing.
-    end = tl.minimum(seq_len, start_m + BLOCK_M) if CAUSAL else seq_len
-    for start_n in range(0, end, BLOCK_N):
-        cols = start_n + tl.arange(0, BLOCK_N)
-        col_ok = cols < seq_len
-        kv_offs = base + cols[:, None] * head_dim + dims[None, :]
-        kv_mask = col_ok[:, None] & dim_ok[None, :]
-        k = tl.load(k_ptr + kv_offs, mask=kv_mask, other=0.0)
-        s = _dot(q, tl.trans(k), WIDEN) * sm_scale
-        keep = col_ok[None, :]
-        if CAUSAL:
-            keep = keep & (cols[None, :] <= rows[:, None])
-        s = tl.where(keep, s, float("-inf"))
-        # Key 0 is in the first tile and visible to every row, so m is finite from the
-        # first step on and exp(m - m_new) never sees -inf - -inf.
-        m_new = tl.maximum(m, tl.max(s, axis=1))
-        alpha = tl.exp(m - m_new)
-        p = tl.exp(s - m_new[:, None])
-        l = l * alpha + tl.sum(p, axis=1)  # noqa: E741
-        v = tl.load(v_ptr + kv_offs, mask=kv_mask, other=0.0)
-        acc = acc * alpha[:, None] + _dot(p.to(v.dtype), v, WIDEN)
-        m = m_new
+    if CAUSAL:
+        # Key tiles wholly before this query tile's first row are seen by every row;
+        # tiles after its last row by none, so the loop stops there.
+        lo = start_m // BLOCK_N * BLOCK_N
+        hi = tl.minimum(seq_len, start_m + BLOCK_M)
+    else:
+        # Every whole tile is seen in full; only a partial last tile needs the mask.
+        lo = seq_len // BLOCK_N * BLOCK_N
+        hi = seq_len
+    k_head, v_head = k_ptr + base, v_ptr + base
+    acc, m, l = _attention_inner(  # noqa: E741
+        acc, m, l, q, k_head, v_head, rows, seq_len, qk_scale, 0, lo,
+        False, CAUSAL, HEAD_DIM, BLOCK_N, BLOCK_D, WIDEN,
+    )  # fmt: skip
+    acc, m, l = _attention_inner(  # noqa: E741
+        acc, m, l, q, k_head, v_head, rows, seq_len, qk_scale, lo, hi,
+        True, CAUSAL, HEAD_DIM, BLOCK_N, BLOCK_D, WIDEN,
+    )  # fmt: skip
 
-    o = acc / l[:, None]
-    tl.store(
-        o_ptr + base + rows[:, None] * head_dim + dims[None, :],
-        o.to(o_ptr.dtype.element_ty),
-        mask=q_mask,
-    )
-    tl.store(lse_ptr + head * seq_len + rows, m + tl.log(l), mask=row_ok)
+    tl.store(o_ptr + q_offs, (acc / l[:, None]).to(o_ptr.dtype.element_ty), mask=q_mask)
+    tl.store(lse_ptr + head * seq_len + rows, (m + tl.log2(l)) * _LN_2, mask=rows < seq_len)
+
+
+_flash_attention_tuned = triton.autotune(
+    [
+        triton.Config({"BLOCK_M": bm, "BLOCK_N": bn}, num_warps=warps, num_stages=stages)
+        for bm, bn, warps, stages in GPU_TILES
+    ],
+    key=["seq_len", "HEAD_DIM", "CAUSAL"],
+)(_flash_attention_kernel)
 
 
 def flash_attention(
@@ -115,15 +193,16 @@ def flash_attention(
     causal: bool = False,
     return_lse: bool = False,
     *,
-    block_m: int = BLOCK_M,
-    block_n: int = BLOCK_N,
+    block_m: int | None = None,
+    block_n: int | None = None,
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
     """Attention forward pass with the online softmax, scale ``1 / sqrt(head_dim)``.
 
     ``q``, ``k``, ``v``: (batch, heads, seq_len, head_dim), same shape, contiguous,
     fp32/fp16/bf16, head_dim from 16 to 128, any seq_len, batch * heads at most 65535.
     ``causal``: query i sees keys 0..i. ``block_m``, ``block_n``: tile sizes, powers of two
-    from 16 to 128.
+    from 16 to 128. Left out, both are autotuned on a GPU and are BLOCK_M x BLOCK_N in the
+    interpreter; giving either fixes the tiles (the other one at its default).
 
     Returns O in the input dtype, or ``(O, lse)`` with ``return_lse``: the fp32 natural
     log-sum-exp of each row of scaled scores, shape (batch, heads, seq_len).
@@ -148,27 +227,34 @@ def flash_attention(
             f"flash_attention: batch * heads must be at most {_MAX_GRID_AXIS_1} (CUDA's limit "
             f"on grid axis 1), got {batch} * {heads} = {batch * heads}"
         )
-    check_block("flash_attention: block_m", block_m, 16, 128)
-    check_block("flash_attention: block_n", block_n, 16, 128)
     o = torch.empty_like(q)
     lse = torch.empty((batch, heads, seq_len), dtype=torch.float32, device=q.device)
-    _flash_attention_kernel[(triton.cdiv(seq_len, block_m), batch * heads)](
-        q,
-        k,
-        v,
-        o,
-        lse,
-        seq_len,
-        head_dim,
-        1.0 / math.sqrt(head_dim),
-        CAUSAL=causal,
-        BLOCK_M=block_m,
-        BLOCK_N=block_n,
-        BLOCK_D=triton.next_power_of_2(head_dim),
-        WIDEN=INTERPRETED and q.dtype == torch.bfloat16,
-        # Two stages of K/V prefetch fit shared memory even for fp32 at head_dim 128.
-        num_stages=2,
-    )
+    args = (q, k, v, o, lse, seq_len, math.log2(math.e) / math.sqrt(head_dim))
+    consts = {
+        "CAUSAL": causal,
+        "HEAD_DIM": head_dim,
+        "BLOCK_D": triton.next_power_of_2(head_dim),
+        "WIDEN": INTERPRETED and q.dtype == torch.bfloat16,
+    }
+    if block_m is None and block_n is None and not INTERPRETED:
+
+        def grid(meta: dict) -> tuple[int, int]:
+            return triton.cdiv(seq_len, meta["BLOCK_M"]), batch * heads
+
+        _flash_attention_tuned[grid](*args, **consts)
+    else:
+        block_m = BLOCK_M if block_m is None else block_m
+        block_n = BLOCK_N if block_n is None else block_n
+        check_block("flash_attention: block_m", block_m, 16, 128)
+        check_block("flash_attention: block_n", block_n, 16, 128)
+        _flash_attention_kernel[(triton.cdiv(seq_len, block_m), batch * heads)](
+            *args,
+            **consts,
+            BLOCK_M=block_m,
+            BLOCK_N=block_n,
+            num_warps=_FIXED_WARPS,
+            num_stages=_FIXED_STAGES,
+        )
     return (o, lse) if return_lse else o
 
 
