@@ -432,6 +432,16 @@ _LABELS: dict[str, tuple[str, str]] = {
     "hierarchy.title": ("{device} 的存储层次", "memory hierarchy of {device}"),
     #
     # pages2: timelines
+    "timeline.lane.host": ("主机提交", "host submits"),
+    "timeline.lane.device": ("设备 kernel", "device kernels"),
+    "timeline.lane.copy": ("拷贝到显存", "copy to device"),
+    "timeline.name.eager": ("普通提交", "separate launches"),
+    "timeline.name.graph": ("图重放", "graph replay"),
+    "timeline.name.serial": ("串行", "serial"),
+    "timeline.name.overlap": ("重叠", "overlapped"),
+    "timeline.row": ("{name}·{lane}", "{name}: {lane}"),
+    "timeline.axis.time": ("时间(μs)", "time (μs)"),
+    "timeline.end": ("共 {value} μs", "{value} μs in all"),
     #
     # pages3: bucketing and crossovers
     #
