@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
-from infrabook import config
+from infrabook import config, labels
 from infrabook.attention_sizes import article_attention
 from infrabook.bucketing import StrategyCost, article_bucketing, cost_lines
 from infrabook.crossover import crossover
@@ -246,6 +246,7 @@ _CHECKS: dict[str, Callable[[dict], Recomputed]] = {
         )
         for i, name in enumerate(("generic", "bucketed", "specialised"))
     },
+    "bucketing.bucketed_mfu": lambda c: _useful_mfu(c),
     "bucketing.mfu_ratio": lambda c: Recomputed(
         article_bucketing().strategies[1].mfu / article_bucketing().strategies[0].mfu
     ),
@@ -253,6 +254,16 @@ _CHECKS: dict[str, Callable[[dict], Recomputed]] = {
     "crossover.bucketed_specialised": lambda c: _crossing(1, 2),
     "crossover.generic_specialised": lambda c: _crossing(0, 2),
 }
+
+
+def _useful_mfu(claim: dict) -> Recomputed:
+    """The bucketed strategy's useful MFU (real rows only) against the article's "MFU"."""
+    sc = article_bucketing()
+    bucketed = _costs()[1]
+    useful = bucketed.useful_mfu(sc.implied_peak_tflops("article"))
+    return Recomputed(useful * 100, labels.text(
+        "audit.note.bucketing_mfu", stated=claim["stated"], useful=useful,
+        peak=sc.peak_tflops, useful_peak=bucketed.useful_mfu(sc.peak_tflops)))
 
 
 def audit() -> list[AuditRow]:
