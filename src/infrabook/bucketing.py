@@ -1,15 +1,21 @@
 """Shape strategies: generic, bucketed, per-shape specialised (section 5.2).
 
 Bucketing rounds each call up to the smallest prepared shape (bucket) that fits it, so it
-executes padding rows; it wins when the matrix utilisation (MFU) it buys is worth more than
-the padding it costs. Time per group of calls = FLOP executed / (MFU x peak).
+executes padding rows; it wins when the utilisation it buys is worth more than the padding it
+costs. Time per group of calls = FLOP executed / (utilisation x peak).
+
+Two utilisations must be kept apart. The article's "MFU" (20 / 40 / 50 %) counts every
+executed FLOP, padding included: it is an *executed* (hardware) utilisation, and that is what
+:attr:`Strategy.mfu` holds (the name follows the article and ``conf/scenarios.toml``). Model
+FLOPs utilisation as the PaLM paper defines it counts only useful FLOPs, the real rows; see
+:meth:`StrategyCost.useful_mfu`. Useful MFU rises by exactly the speed-up.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from infrabook import config
 from infrabook.checks import check_finite, check_fraction, check_positive_int
@@ -121,7 +127,12 @@ def group_time_ms(rows: int, flop_per_row: float, rate_tflops: float) -> float:
 
 @dataclass(frozen=True)
 class Strategy:
-    """A shape strategy: whether it pads to buckets, its MFU and its preparation time."""
+    """A shape strategy: whether it pads to buckets, its utilisation and its preparation time.
+
+    ``mfu`` is the article's "MFU": the *executed* utilisation, padding rows included (an
+    assumption of the article, not a measurement). ``article_rate_tflops`` is the rate the
+    article states, when it states one.
+    """
 
     name: str
     label: str
@@ -225,6 +236,50 @@ class BucketingScenario:
     flop_per_row: int
     strategies: tuple[Strategy, ...]
 
+    def implied_peak_tflops(self, rates: str = "article") -> float:
+        """The peak the rates are a fraction of: ``peak_tflops`` for ``"peak"``; for
+        ``"article"``, the one value rate / MFU that the article's stated rates share.
+
+        >>> sc = article_bucketing()
+        >>> sc.implied_peak_tflops("article"), sc.implied_peak_tflops("peak")
+        (500.0, 503.8)
+        """
+        if rates not in ("article", "peak"):
+            raise ValueError(f"rates must be 'article' or 'peak', got {rates!r}")
+        stated = {s.article_rate_tflops / s.mfu for s in self.strategies
+                  if s.article_rate_tflops is not None}
+        if rates == "peak" or not stated:
+            return self.peak_tflops
+        if len(stated) != 1:
+            raise ValueError(f"the stated rates imply different peaks: {sorted(stated)}")
+        return stated.pop()
+
+    def with_mfus(self, mfus: Mapping[str, float]) -> BucketingScenario:
+        """The same scenario with other executed utilisations for the named strategies.
+
+        Every strategy then loses its stated rate and runs at utilisation x ``peak_tflops``:
+        keeping the article's rates (a rounded peak of 500) beside new ones would mix two
+        peaks.
+
+        >>> sc = article_bucketing().with_mfus({"bucketed": 0.3})
+        >>> [round(c.time_ms, 2) for c in sc.costs()]
+        [16.88, 16.37, 6.75]
+        >>> article_bucketing().with_mfus({"tuned": 0.3})
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown strategy 'tuned': expected one of generic, bucketed, specialised
+        """
+        names = [s.name for s in self.strategies]
+        for name in mfus:
+            if name not in names:
+                raise ValueError(
+                    f"unknown strategy {name!r}: expected one of {', '.join(names)}"
+                )
+        return replace(self, strategies=tuple(
+            replace(s, mfu=mfus.get(s.name, s.mfu), article_rate_tflops=None)
+            for s in self.strategies
+        ))
+
     def costs(self, rates: str = "article") -> tuple[StrategyCost, ...]:
         """Each strategy's cost, at the article's stated rates (``"article"``) or at
         MFU x the unrounded peak (``"peak"``).
@@ -249,7 +304,7 @@ class BucketingScenario:
 
 def cost_lines(costs: Sequence[StrategyCost], digits: int | None = None,
                label: bool = False) -> list[Line]:
-    """The T_total = P + r*T line of each strategy, its time per group rounded to
+    """The T_total = P + n*T_run line of each strategy, its time per group rounded to
     ``digits`` decimals if given (the article rounds to 0.1 ms); named by ``label`` (the
     article's Chinese name) or by ``name``.
 
@@ -297,3 +352,29 @@ def parse_calls(text: str) -> Calls:
                 f"cannot read call {item!r}: expected ROWS or ROWSxCOUNT, e.g. 256x8"
             ) from None
     return check_calls(pairs)
+
+
+def parse_mfus(text: str) -> dict[str, float]:
+    """Parse ``"generic=0.2,bucketed=0.4"`` (strategy=executed utilisation, a fraction).
+
+    >>> parse_mfus("generic=0.2, bucketed=0.4")
+    {'generic': 0.2, 'bucketed': 0.4}
+    >>> parse_mfus("bucketed=40")
+    Traceback (most recent call last):
+    ...
+    ValueError: mfu of 'bucketed' must be a fraction in (0, 1], got 40.0
+    """
+    out: dict[str, float] = {}
+    for item in text.split(","):
+        name, sep, value = (part.strip() for part in item.partition("="))
+        try:
+            if not (sep and name):
+                raise ValueError
+            out[name] = float(value)
+        except ValueError:
+            raise ValueError(
+                f"cannot read {item.strip()!r}: expected NAME=FRACTION, e.g. bucketed=0.4"
+            ) from None
+        if not 0 < out[name] <= 1:
+            raise ValueError(f"mfu of {name!r} must be a fraction in (0, 1], got {out[name]}")
+    return out

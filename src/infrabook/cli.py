@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from infrabook import config
+from infrabook import config, labels
 from infrabook.attention_sizes import attention_sizes, flash_traffic
 from infrabook.audit import audit, recompute
 from infrabook.bucketing import (
@@ -25,6 +25,7 @@ from infrabook.bucketing import (
     check_buckets,
     cost_lines,
     parse_calls,
+    parse_mfus,
 )
 from infrabook.crossover import pairwise, parse_strategy, regimes
 from infrabook.ffn_chain import activation_chain
@@ -158,19 +159,27 @@ def _cmd_launches(args: argparse.Namespace) -> Any:
 
 def _scenario_for(args: argparse.Namespace) -> BucketingScenario:
     base = article_bucketing()
-    return BucketingScenario(parse_calls(args.rows), check_buckets(_ints(args.buckets)),
-                             base.peak_tflops, base.flop_per_row, base.strategies)
+    sc = BucketingScenario(parse_calls(args.rows), check_buckets(_ints(args.buckets)),
+                           base.peak_tflops, base.flop_per_row, base.strategies)
+    return sc.with_mfus(parse_mfus(args.mfu)) if args.mfu else sc
 
 
 def _cmd_buckets(args: argparse.Namespace) -> Any:
-    costs = _scenario_for(args).costs(args.rates)
-    rows: list[tuple[object, ...]] = [
-        ("strategy", "rows executed", "padding", "MFU", "rate TFLOP/s", "time ms", "prep ms")]
-    rows += [(c.strategy.name, c.executed_rows, f"{c.padding_fraction:+.1%}",
-              f"{c.strategy.mfu:.0%}", f"{c.rate_tflops:g}", f"{c.time_ms:.2f}",
+    sc = _scenario_for(args)
+    costs = sc.costs(args.rates)
+    peak = sc.implied_peak_tflops(args.rates)
+    keys = ("strategy", "rows", "padding", "executed", "useful", "rate", "time", "prep")
+    rows: list[tuple[object, ...]] = [tuple(labels.text(f"buckets.col.{k}") for k in keys)]
+    rows += [(labels.text(f"strategy.{c.strategy.name}"), c.executed_rows,
+              f"{c.padding_fraction:+.1%}", f"{c.executed_utilisation(peak):.1%}",
+              f"{c.useful_mfu(peak):.1%}", f"{c.rate_tflops:g}", f"{c.time_ms:.2f}",
               f"{c.strategy.prep_ms:g}") for c in costs]
-    data = [asdict(c) | {"padding_fraction": c.padding_fraction} for c in costs]
-    return data, text_table(rows)
+    assumed = labels.text("buckets.assumed", peak=f"{peak:g}", mfus=",".join(
+        f"{s.name}={s.mfu:g}" for s in sc.strategies))
+    data = [asdict(c) | {"padding_fraction": c.padding_fraction,
+                         "executed_utilisation": c.executed_utilisation(peak),
+                         "useful_mfu": c.useful_mfu(peak)} for c in costs]
+    return data, text_table(rows) + "\n\n" + assumed
 
 
 def _cmd_crossover(args: argparse.Namespace) -> Any:
@@ -240,6 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--buckets", default=",".join(str(b) for b in bk["buckets"]))
     p.add_argument("--rates", choices=("article", "peak"), default="article",
                    help="the article's stated rates, or MFU x the unrounded peak")
+    p.add_argument("--mfu", metavar="NAME=FRACTION,...", default=None,
+                   help="assumed executed utilisation per strategy, padding included "
+                        "(default: the article's generic=0.2,bucketed=0.4,specialised=0.5)")
     p = command("crossover", _cmd_crossover, "where T = P + r*T lines cross")
     p.add_argument("--strategy", action="append", metavar="NAME:PREP_MS:RUN_MS",
                    help="repeatable; default: the article's three strategies")

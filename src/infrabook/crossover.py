@@ -1,8 +1,9 @@
-"""When does preparation pay? T_total = P + r * T for r runs (section 5.3).
+"""When does preparation pay? T_total = P + n * T_run for n runs (section 5.3).
 
-A strategy with preparation time P and time per run T costs P + r*T over r runs. Two
-strategies cost the same at r* = (P_b - P_a) / (T_a - T_b); the cheapest strategy for each r
-is the lower envelope of the lines, and its breaks are the regime boundaries.
+A strategy with preparation time P and time per run T_run costs P + n*T_run over n runs (the
+article writes T = P + rT; the book keeps r for the softmax rescale factor). Two strategies
+cost the same at n* = (P_b - P_a) / (T_run,a - T_run,b); the cheapest strategy for each n is
+the lower envelope of the lines, and its breaks are the regime boundaries.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from infrabook.checks import check_finite
 
 @dataclass(frozen=True)
 class Line:
-    """A strategy's cost line: ``prep_ms + r * run_ms``."""
+    """A strategy's cost line: ``prep_ms + n * run_ms`` over n runs."""
 
     name: str
     prep_ms: float
@@ -41,13 +42,13 @@ class Line:
 def crossover(a: Line, b: Line) -> float:
     """The number of runs at which ``a`` and ``b`` cost the same.
 
-    The article's generic against bucketed (100 + 17.0 r = 400 + 12.4 r):
+    The article's generic against bucketed (100 + 17.0 n = 400 + 12.4 n):
 
     >>> round(crossover(Line("generic", 100, 17.0), Line("bucketed", 400, 12.4)), 1)
     65.2
 
     A negative value means the lines cross before the first run: one strategy is cheaper
-    for every r >= 0.
+    for every n >= 0.
     """
     if a.run_ms == b.run_ms:
         raise ValueError(
@@ -117,7 +118,7 @@ class Regime:
 
 
 def regimes(lines: Sequence[Line]) -> tuple[Regime, ...]:
-    """The lower envelope of the lines for r >= 0, as consecutive regimes.
+    """The lower envelope of the lines for n >= 0, as consecutive regimes.
 
     >>> ls = [Line("generic", 100, 17.0), Line("bucketed", 400, 12.4),
     ...       Line("specialised", 900, 6.8)]

@@ -444,6 +444,31 @@ _LABELS: dict[str, tuple[str, str]] = {
     "timeline.end": ("共 {value} μs", "{value} μs in all"),
     #
     # pages3: bucketing and crossovers
+    "strategy.generic": ("通用", "generic"),
+    "strategy.bucketed": ("分桶", "bucketed"),
+    "strategy.specialised": ("逐形状特化", "per-shape specialised"),
+    "buckets.col.strategy": ("策略", "strategy"),
+    "buckets.col.rows": ("执行行数", "rows executed"),
+    "buckets.col.padding": ("补齐", "padding"),
+    "buckets.col.executed": ("执行利用率", "executed utilisation"),
+    "buckets.col.useful": ("有用 MFU", "useful MFU"),
+    "buckets.col.rate": ("处理率 TFLOP/s", "rate TFLOP/s"),
+    "buckets.col.time": ("每组时间 ms", "time per group ms"),
+    "buckets.col.prep": ("准备时间 ms", "prep ms"),
+    "buckets.assumed": (
+        "执行利用率（含补齐行）是假设，不是实测，可用 --mfu 改：{mfus}；"
+        "占峰值 {peak} TFLOP/s。有用 MFU 只计实际行。",
+        "Executed utilisations (padding rows included) are assumptions, not measurements; "
+        "change them with --mfu: {mfus}; of a {peak} TFLOP/s peak. "
+        "Useful MFU counts real rows only.",
+    ),
+    "audit.note.bucketing_mfu": (
+        "原文的 {stated}% 计入补齐行，是执行利用率；有用 MFU（PaLM 的定义，只计实际行）"
+        "为 {useful:.1%}（按峰值 {peak:g} TFLOP/s 为 {useful_peak:.1%}）",
+        "the article's {stated}% counts padding rows: it is executed utilisation; useful MFU "
+        "(PaLM's definition, real rows only) is {useful:.1%} ({useful_peak:.1%} of the "
+        "{peak:g} TFLOP/s peak)",
+    ),
     #
     # ---- end of calculators -------------------------------------------------------------
 }

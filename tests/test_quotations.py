@@ -1,0 +1,118 @@
+"""Quotations of the article on the pages must occur verbatim in the article.
+
+A quotation is text in quotation marks right after 原文 in the same clause (原文说“…”,
+原文的“…”, 原文第 6 节写作“…”), or a blockquote whose introducing sentence names 原文.
+Both sides are compared after normalising character width (NFKC: ，→ , and so on), removing
+whitespace and quotation marks (a quotation inside a quotation changes its marks); a glued
+value ({glue:text}`key`) or inline math inside a quotation matches any short run of text,
+since its digits come from the build.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTICLE = ROOT / "docs" / "_data" / "article.txt"
+SEED = Path("/work/shared/seed/000_b46f078e4596a3e2.txt")
+
+_FENCE = re.compile(r"^(```|:::)[^\n]*\n.*?^\1\s*$", re.S | re.M)
+_DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
+_INLINE_MATH = re.compile(r"\$[^$\n]+\$")
+# 原文, then up to 12 characters of the same clause (no quote, bracket, comma or sentence
+# end), then a quotation in Chinese (“…”) or straight ("…") marks.
+_AFTER_ARTICLE = re.compile(r"原文[^“”\"（(，,；;。！？!?\n]{0,12}?[“\"]([^“”\"\n]+)[”\"]")
+# Glued values and inline math: their text is not in the page source.
+_WILDCARD = re.compile(r"\{glue(?::\w+)?\}`[^`]+`|\{math\}`[^`]+`")
+_QUOTE_MARKS = "“”\"「」『』‘’'"
+_ATTRIBUTION = re.compile(r"[(（]原文[)）]$")
+_SENTENCE_END = "。！？!?"
+
+
+def normalise(text: str) -> str:
+    """Width-normalised text without whitespace.
+
+    >>> normalise("原文说：“融合 ， 不减少“运算””")
+    '原文说:融合,不减少运算'
+    """
+    text = "".join(unicodedata.normalize("NFKC", text).split())
+    return text.translate({ord(c): None for c in _QUOTE_MARKS})
+
+
+def quotations(page: str) -> list[str]:
+    """The article quotations on a page of MyST source (code blocks and math left out).
+
+    >>> quotations('原文说“分桶多算”。本书说“另一句”。\\n\\n原文写道:\\n\\n> 第一行\\n> 第二行')
+    ['分桶多算', '第一行第二行']
+    """
+    text = _DISPLAY_MATH.sub("", _FENCE.sub("", page))
+    text = _INLINE_MATH.sub(lambda m: "{math}`" + m.group(0).strip("$") + "`", text)
+    found = [m.group(1) for m in _AFTER_ARTICLE.finditer(text)]
+    blocks = re.split(r"\n\s*\n", text)
+    for before, block in itertools.pairwise(blocks):
+        lines = block.strip().splitlines()
+        if lines and all(line.startswith(">") for line in lines):
+            intro = before.strip().rstrip(":：")
+            last_sentence = re.split(f"[{_SENTENCE_END}]", intro)[-1]
+            if "原文" in last_sentence:
+                quote = "".join(line.lstrip(">").strip() for line in lines)
+                found.append(_ATTRIBUTION.sub("", quote).strip(_QUOTE_MARKS))
+    return found
+
+
+def occurs_in(quote: str, article: str) -> bool:
+    """Whether ``quote`` occurs in ``article`` (both normalised); glued values are wildcards.
+
+    >>> occurs_in("MFU 20%→40%", "分桶多算 45% 却更快:MFU 20%→40%)")
+    True
+    >>> occurs_in("MFU 从 20% 升到 40%", "分桶多算 45% 却更快:MFU 20%→40%)")
+    False
+    >>> occurs_in("多算 {glue:text}`pad` 却更快", "分桶多算 45% 却更快")
+    True
+    """
+    parts = [re.escape(normalise(p)) for p in _WILDCARD.split(quote)]
+    return re.search(".{1,40}?".join(parts), normalise(article)) is not None
+
+
+def _article() -> str:
+    for path in (ARTICLE, SEED):
+        if path.exists():
+            return path.read_text(encoding="utf-8")
+    pytest.skip("the article's text is not available in this checkout")
+
+
+def _pages() -> list[Path]:
+    docs = ROOT / "docs"
+    return sorted(p for p in docs.rglob("*.md") if "_build" not in p.parts)
+
+
+def test_a_misquote_is_caught():
+    article = "融合不减少运算,只减少中间结果写回再读回。"
+    page = "原文说“融合不减少运算，只减少中间结果写回再读回”。原文的“融合减少了运算”是误读。"
+    found = quotations(page)
+    assert found == ["融合不减少运算，只减少中间结果写回再读回", "融合减少了运算"]
+    assert [occurs_in(q, article) for q in found] == [True, False]
+
+
+def test_quotations_outside_code_only():
+    page = "```python\n原文说“不在这里”\n```\n\n$$原文“x”$$ 原文写作“在这里”。"
+    assert quotations(page) == ["在这里"]
+
+
+def test_blockquote_attribution_and_math_wildcards():
+    page = "原文的判据是：\n\n> 「融合不减少运算。」（原文）\n\n原文说“读 $QKV$ 写 $O$”。"
+    assert quotations(page) == ["读 {math}`QKV` 写 {math}`O`", "融合不减少运算。"]
+    assert occurs_in("读 {math}`QKV` 写 {math}`O`", "标准实现读 QKV 写 O 共 8 MiB")
+
+
+def test_every_quotation_on_the_pages_is_verbatim():
+    article = _article()
+    bad = [f"{p.relative_to(ROOT)}: “{q}”"
+           for p in _pages() for q in quotations(p.read_text(encoding="utf-8"))
+           if not occurs_in(q, article)]
+    assert not bad, "not in the article:\n" + "\n".join(bad)
