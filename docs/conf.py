@@ -42,6 +42,7 @@ extensions = [
     "sphinxext.opengraph",
     "notfound.extension",
     "infrabook_site",
+    "infrabook_live",
     "sphinxcontrib.bibtex",
 ]
 exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "README.md"]
