@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WHEEL_NAME = "infrabook-py3-none-any.whl"
 
 
-class live_calc(nodes.General, nodes.Element):  # noqa: N801 - docutils names nodes in lowercase
+class live_calc(nodes.General, nodes.Element):
     """Marks a page that holds a calculator, so only such pages load the script."""
 
 

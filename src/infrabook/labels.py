@@ -140,8 +140,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live.ui.static": ("下表是构建时用默认输入（原文的例子）算出的；启用实时计算后，它随输入更新。",
                        "The tables below were computed at build time for the defaults (the "
                        "article's case); turn on live calculation to change them."),
-    "live.ui.file": ("本页是从 file:// 打开的，浏览器不允许在这里加载实时计算所需的模块；通过 http(s) "
-                     "打开本页即可启用。下表是构建时算出的结果。",
+    "live.ui.file": ("本页是从 file:// 打开的，浏览器不允许在这里加载实时计算所需的模块；"
+                     "通过 http(s) 打开本页即可启用。下表是构建时算出的结果。",
                      "This page was opened from file://, where the browser will not load the "
                      "modules live calculation needs; open it over http(s). The tables below "
                      "were computed at build time."),
@@ -166,11 +166,12 @@ _LABELS: dict[str, tuple[str, str]] = {
                                   "separate {sep} MiB vs fully fused {fused} MiB (traffic "
                                   "−{traffic} MiB, peak only −{peak} MiB)"),
     "live.recompute.attention": ("FlashAttention", "FlashAttention"),
-    "live.recompute.attention_value": ("Q、K、V、O 各 {io} MiB；S、P 各 {score} MiB → 标准实现的中间"
-                                       "读写 {gib} GiB",
+    "live.recompute.attention_value": ("Q、K、V、O 各 {io} MiB；S、P 各 {score} MiB → "
+                                       "标准实现的中间读写 {gib} GiB",
                                        "Q, K, V, O {io} MiB each; S, P {score} MiB each → "
                                        "standard intermediate traffic {gib} GiB"),
-    "live.recompute.crossover": ("交叉点（组，原文的处理率）", "crossovers (groups, article's rates)"),
+    "live.recompute.crossover": ("交叉点（组，原文的处理率）",
+                                 "crossovers (groups, article's rates)"),
     # ---- end of live calculators ---------------------------------------------------------
 }
 
