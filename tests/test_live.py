@@ -100,7 +100,7 @@ def test_any_text_in_any_field_answers(data):
     raw = {f.name: data.draw(st.one_of(st.text(max_size=40), st.integers().map(str)))
            for f in fields if data.draw(st.booleans())}
     out = live.run(name, raw)
-    assert out["ok"] or (out["error"] and out["field"] in {None, *raw})
+    assert out["ok"] or (out["error"] and out["field"] in {None, *(f.name for f in fields)})
 
 
 def test_largest_inputs_stay_cheap():
