@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,7 @@ from infrabook.tables import number_text
 from infrabook.units import GiB, mib
 
 _DTYPES = ("fp32", "fp16", "bf16")
+_NUMBER = re.compile(r"[+\-−]?[\d.,]+(e[+-]?\d+)?%?|∞")
 
 
 class FieldError(ValueError):
@@ -128,10 +130,14 @@ class Table:
     note: str = ""
 
     def html(self) -> str:
-        """The table as HTML, every cell escaped."""
+        """The table as HTML, every cell escaped; numeric cells are marked to align right."""
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
         body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+            "<tr>" + "".join(
+                f'<td class="num">{html.escape(c)}</td>' if _NUMBER.fullmatch(c)
+                else f"<td>{html.escape(c)}</td>"
+                for c in row
+            ) + "</tr>"
             for row in self.rows
         )
         note = f'<p class="live-note">{html.escape(self.note)}</p>' if self.note else ""
