@@ -60,6 +60,7 @@ extensions = [
     "notfound.extension",
     "infrabook_site",
     "infrabook_a11y",
+    "infrabook_live",
     "sphinxcontrib.bibtex",
 ]
 exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "README.md"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -55,3 +56,25 @@ def test_numpy_integers_and_reals_are_accepted():
         check_positive_int("rows", 2.0)
     with pytest.raises(ValueError, match="must be a positive integer, got True"):
         check_positive_int("rows", True)
+
+
+@given(
+    st.lists(st.floats(-7e4, 7e4, allow_nan=False, allow_infinity=False), min_size=1,
+             max_size=30),
+    st.sampled_from(["fp16", "fp32", "fp64"]),
+)
+def test_pure_python_rounding_matches_numpy(values, dtype):
+    """The module rounds with ``struct``; numpy's float types are the independent reference.
+
+    Each addition is done in float64 and then rounded, where numpy adds in the narrow type
+    directly: the two agree exactly because float64 carries more than 2p + 2 bits of a p-bit
+    format (double rounding is then harmless for +), so the comparison is exact, and it covers
+    fp16's overflow to inf past 65504.
+    """
+    t = {"fp16": np.float16, "fp32": np.float32, "fp64": np.float64}[dtype]
+    acc = t(0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for v in values:
+            acc = t(acc + t(v))
+    got = sequential_sum(values, dtype)
+    assert (got == float(acc)) or (math.isnan(got) and math.isnan(float(acc)))

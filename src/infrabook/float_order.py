@@ -3,25 +3,52 @@
 Section 4 (and 7): a compiler may only reorder, tile or fuse loops in ways that keep the
 rounding of every result, unless it is allowed to change the numbers. Reordering a sum is the
 smallest example: the same terms added in another order give another float.
+
+Pure Python, so the reader's browser can run it: rounding to fp32 and fp16 goes through
+``struct``, whose ``f`` and ``e`` formats round to nearest-even as IEEE 754 does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import struct
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
 
-_DTYPES = {"fp32": np.float32, "fp16": np.float16, "fp64": np.float64}
+def _rounder(fmt: str) -> Callable[[float], float]:
+    def to_dtype(x: float) -> float:
+        try:
+            return float(struct.unpack(fmt, struct.pack(fmt, x))[0])
+        except OverflowError:  # past the format's largest finite value, IEEE gives inf
+            return math.copysign(math.inf, x)
+
+    return to_dtype
 
 
-def _check(values: Sequence[float], dtype: str) -> type:
+_DTYPES: dict[str, Callable[[float], float]] = {
+    "fp32": _rounder("<f"),
+    "fp16": _rounder("<e"),
+    "fp64": float,
+}
+
+
+def round_to(x: float, dtype: str) -> float:
+    """``x`` rounded to nearest (ties to even) in ``dtype``.
+
+    >>> round_to(1 + 2**-24, "fp32"), round_to(65520.0, "fp16"), round_to(0.1, "fp64")
+    (1.0, inf, 0.1)
+    """
+    return _check([x], dtype)(x)
+
+
+def _check(values: Sequence[float], dtype: str) -> Callable[[float], float]:
     if dtype not in _DTYPES:
         raise ValueError(f"unknown dtype {dtype!r}: expected one of {', '.join(_DTYPES)}")
     if len(values) == 0:
         raise ValueError("values must not be empty")
-    bad = [v for v in values if not np.isfinite(v)]
+    bad = [v for v in values if not math.isfinite(v)]
     if bad:
         raise ValueError(f"values must be finite, got {bad[:3]!r}")
     return _DTYPES[dtype]
@@ -34,10 +61,10 @@ def sequential_sum(values: Sequence[float], dtype: str = "fp32") -> float:
     1.0
     """
     t = _check(values, dtype)
-    acc = t(0)
+    acc = t(0.0)
     for v in values:
         acc = t(acc + t(v))
-    return float(acc)
+    return acc
 
 
 def exact_sum(values: Sequence[float]) -> Fraction:

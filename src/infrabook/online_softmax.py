@@ -16,6 +16,9 @@ term can overflow, whatever the size of the scores.
 Exact arithmetic: pass scores as :class:`Ln` (the logarithm of a positive rational) and
 values as ``fractions.Fraction``; then e^{a - b} = a.w / b.w is rational and every state is
 exact, as in the article's example 5-6.
+
+Values are numbers or, for a row of V, sequences of numbers. The module is pure Python (no
+numpy), so the same code runs in the reader's browser for the live calculator.
 """
 
 from __future__ import annotations
@@ -25,8 +28,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
-
-import numpy as np
 
 from infrabook.checks import check_positive_int
 
@@ -65,6 +66,8 @@ class State:
     @property
     def result(self) -> Any:
         """The softmax-weighted average u / l."""
+        if isinstance(self.u, tuple):
+            return tuple(x / self.l for x in self.u)
         return self.u / self.l
 
 
@@ -89,7 +92,42 @@ def _exp_diff(a: Any, b: Any) -> Any:
     """e^(a - b), exact for Ln scores."""
     if isinstance(a, Ln):
         return a.w / b.w
-    return np.exp(a - b)
+    return math.exp(a - b)
+
+
+def _vector(value: Any) -> Any:
+    """A value as a float, or as a tuple of floats when it is a row (any sequence)."""
+    if isinstance(value, Fraction):
+        return value
+    try:
+        return tuple(float(x) for x in value)
+    except TypeError:
+        return float(value)
+
+
+def _scaled(value: Any, weight: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(x * weight for x in value)
+    return value * weight
+
+
+def _added(a: Any, b: Any) -> Any:
+    if isinstance(a, tuple):
+        return tuple(x + y for x, y in zip(a, b, strict=True))
+    return a + b
+
+
+def _weighted_sum(weights: Sequence[Any], values: Sequence[Any]) -> Any:
+    total = _scaled(values[0], weights[0])
+    for w, v in zip(weights[1:], values[1:], strict=True):
+        total = _added(total, _scaled(v, w))
+    return total
+
+
+def _finite(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(math.isfinite(x) for x in value)
+    return math.isfinite(value)
 
 
 def _check(scores: Sequence[Any], values: Sequence[Any]) -> None:
@@ -99,13 +137,14 @@ def _check(scores: Sequence[Any], values: Sequence[Any]) -> None:
         raise ValueError(
             f"scores and values must have the same length, got {len(scores)} and {len(values)}"
         )
-    if not _exact(scores):
-        arr = np.asarray(scores, dtype=np.float64)
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"scores must be finite, got {list(scores)!r}")
-    vals = [v for v in values if not isinstance(v, Fraction)]
-    if vals and not np.all(np.isfinite(np.asarray(vals, dtype=np.float64))):
+    if not _exact(scores) and not all(math.isfinite(float(s)) for s in scores):
+        raise ValueError(f"scores must be finite, got {list(scores)!r}")
+    vectors = [_vector(v) for v in values]
+    if not all(isinstance(v, Fraction) or _finite(v) for v in vectors):
         raise ValueError("values must be finite")
+    widths = {len(v) if isinstance(v, tuple) else None for v in vectors}
+    if len(widths) > 1:
+        raise ValueError(f"values must all be numbers or all rows of one width, got {widths!r}")
 
 
 def block_state(scores: Sequence[Any], values: Sequence[Any]) -> State:
@@ -120,11 +159,10 @@ def block_state(scores: Sequence[Any], values: Sequence[Any]) -> State:
         weights = [_exp_diff(s, m) for s in scores]
         return State(m, sum(weights), sum(w * Fraction(v) for w, v in zip(weights, values,
                                                                             strict=True)))
-    s = np.asarray(scores, dtype=np.float64)
-    v = np.asarray(values, dtype=np.float64)
-    m = float(s.max())
-    exp_weights = np.exp(s - m)
-    return State(m, float(exp_weights.sum()), np.tensordot(exp_weights, v, axes=1))
+    s = [float(x) for x in scores]
+    m = max(s)
+    weights = [math.exp(x - m) for x in s]
+    return State(m, math.fsum(weights), _weighted_sum(weights, [_vector(v) for v in values]))
 
 
 def merge(a: State, b: State) -> tuple[State, Any, Any]:
@@ -137,7 +175,8 @@ def merge(a: State, b: State) -> tuple[State, Any, Any]:
     m = max(a.m, b.m)
     ra = _exp_diff(a.m, m)
     rb = _exp_diff(b.m, m)
-    return State(m, a.l * ra + b.l * rb, a.u * ra + b.u * rb), ra, rb
+    u = _added(_scaled(a.u, ra), _scaled(b.u, rb))
+    return State(m, a.l * ra + b.l * rb, u), ra, rb
 
 
 def trace(scores: Sequence[Any], values: Sequence[Any], block: int = 1) -> list[Step]:
@@ -198,8 +237,15 @@ def without_running_max(scores: Sequence[float], values: Sequence[float]) -> flo
     2.333...
     """
     _check(scores, values)
-    s = np.asarray(scores, dtype=np.float64)
-    v = np.asarray(values, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        e = np.exp(s)
-        return float(np.tensordot(e, v, axes=1) / e.sum())
+    e = [_exp_or_inf(float(x)) for x in scores]
+    total = sum(e)
+    num = sum(w * float(v) for w, v in zip(e, values, strict=True))
+    return num / total if math.isfinite(total) else math.nan
+
+
+def _exp_or_inf(x: float) -> float:
+    """e^x as IEEE arithmetic gives it: inf past the largest double, where math.exp raises."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf

@@ -1,0 +1,141 @@
+"""Live calculators on the pages: ``{live-calc} NAME`` renders one of :mod:`infrabook.live`.
+
+At build time the directive writes the calculator's form with the article's case filled in,
+and the tables :func:`infrabook.live.run` computes for it: that is the static page, complete
+without JavaScript. The page's script (``_static/live/live.js``) loads Pyodide from this site
+when the reader asks for it, unpacks the package's own wheel, which this extension builds
+from the source tree and ships beside the script, and calls the same :func:`~infrabook.live.run`
+on every change. Nothing is fetched from anywhere but the site itself.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from infrabook import live
+from infrabook.labels import text
+
+ROOT = Path(__file__).resolve().parents[2]
+WHEEL_NAME = "infrabook-py3-none-any.whl"
+
+
+class live_calc(nodes.General, nodes.Element):
+    """Marks a page that holds a calculator, so only such pages load the script."""
+
+
+def _field_html(calc: str, f: live.Field) -> str:
+    ident = f"live-{calc}-{f.name}"
+    label = html.escape(f.label)
+    value = html.escape(f.default)
+    if f.kind == "choice":
+        options = "".join(
+            f'<option value="{html.escape(c)}"{" selected" if c == f.default else ""}>'
+            f"{html.escape(c)}</option>"
+            for c in f.choices
+        )
+        control = f'<select id="{ident}" name="{f.name}">{options}</select>'
+    elif f.kind == "bool":
+        checked = " checked" if f.default == "true" else ""
+        control = f'<input id="{ident}" name="{f.name}" type="checkbox"{checked}>'
+    else:
+        mode = "numeric" if f.kind in ("int", "ints") else "decimal"
+        mode = "text" if f.kind in ("calls", "floats") else mode
+        control = (
+            f'<input id="{ident}" name="{f.name}" type="text" inputmode="{mode}" '
+            f'value="{value}" autocomplete="off" spellcheck="false" '
+            f'aria-describedby="{ident}-error">'
+        )
+    return (
+        f'<div class="live-field"><label for="{ident}">{label}</label>{control}'
+        f'<span class="live-error" id="{ident}-error" data-for="{f.name}"></span></div>'
+    )
+
+
+def calculator_html(name: str) -> str:
+    """The calculator's static HTML: its form with the defaults, and their tables."""
+    calc = live.calculators()[name]
+    result = live.run(name, {})
+    if not result["ok"]:
+        raise ValueError(f"live calculator {name!r} fails on its defaults: {result['error']}")
+    messages = {
+        f"data-msg-{key}": text(f"live.ui.{key}")
+        for key in ("loading", "ready", "file", "unsupported", "failed")
+    }
+    attrs = " ".join(f'{k}="{html.escape(v)}"' for k, v in messages.items())
+    fields = "".join(_field_html(name, f) for f in calc.fields)
+    return (
+        f'<section class="live-calc" data-calc="{name}" data-state="static" {attrs}>'
+        f'<p class="live-title">{html.escape(calc.title)}</p>'
+        f'<form class="live-form" novalidate>{fields}</form>'
+        f'<div class="live-bar"><button type="button" class="live-enable">'
+        f'{html.escape(text("live.ui.enable"))}</button>'
+        f'<p class="live-status" role="status">{html.escape(text("live.ui.static"))}</p></div>'
+        f'<p class="live-form-error" role="alert"></p>'
+        f'<div class="live-output" aria-live="polite">{result["html"]}</div>'
+        f"</section>"
+    )
+
+
+class LiveCalcDirective(SphinxDirective):
+    """``{live-calc} NAME``: one of :func:`infrabook.live.calculators`, by name."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        name = self.arguments[0]
+        if name not in live.calculators():
+            raise self.error(
+                f"no live calculator {name!r}; expected one of {', '.join(live.calculators())}"
+            )
+        marker = live_calc()
+        marker += nodes.raw("", calculator_html(name), format="html")
+        return [marker]
+
+
+def _visit(self: object, node: nodes.Element) -> None:
+    pass
+
+
+def _depart(self: object, node: nodes.Element) -> None:
+    pass
+
+
+def _add_script(app: Sphinx, pagename: str, templatename: str, context: dict,
+                doctree: nodes.document | None) -> None:
+    if doctree is not None and any(doctree.findall(live_calc)):
+        app.add_js_file("live/live-check.js")
+        app.add_js_file("live/live.js", type="module")
+        app.add_css_file("live/live.css")
+
+
+def _build_wheel(app: Sphinx, exception: Exception | None) -> None:
+    """The package's wheel, built from this tree and shipped beside the page script."""
+    if exception is not None or app.builder.format != "html":
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+             "--quiet", "--disable-pip-version-check", "-w", tmp, str(ROOT)],
+            check=True,
+        )
+        (wheel,) = Path(tmp).glob("infrabook-*.whl")
+        target = Path(app.outdir) / "_static" / "live" / WHEEL_NAME
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(wheel, target)
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_node(live_calc, html=(_visit, _depart))
+    app.add_directive("live-calc", LiveCalcDirective)
+    app.connect("html-page-context", _add_script)
+    app.connect("build-finished", _build_wheel)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

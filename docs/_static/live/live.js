@@ -1,0 +1,109 @@
+// Live calculators: the same Python package that printed the static tables, run in the page.
+// (live-check.js, a classic script, handles the pages where this module cannot run.)
+//
+// Nothing loads until the reader asks (the button, or editing an input). Then Pyodide comes
+// from this site's _static/pyodide/, the package's wheel from _static/live/, and every change
+// of an input calls infrabook.live.run_json with the form's values. Errors are the package's
+// own messages, shown beside the field they name. Timings are kept on the element
+// (data-first-ms, data-update-ms) for the site's browser check and its benchmark.
+
+const here = new URL(".", import.meta.url);
+const pyodideBase = new URL("../pyodide/", here);
+let booting = null;
+
+function boot() {
+  if (booting === null) {
+    booting = (async () => {
+      const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideBase).href);
+      const py = await loadPyodide({ indexURL: pyodideBase.href });
+      const response = await fetch(new URL("infrabook-py3-none-any.whl", here));
+      if (!response.ok) throw new Error(`wheel: HTTP ${response.status}`);
+      const wheel = await response.arrayBuffer();
+      const site = py.runPython("import site; site.getsitepackages()[0]");
+      py.unpackArchive(wheel, "wheel", { extractDir: site });
+      return py.pyimport("infrabook.live");
+    })();
+  }
+  return booting;
+}
+
+function values(form) {
+  const out = {};
+  for (const el of form.elements) {
+    if (!el.name) continue;
+    out[el.name] = el.type === "checkbox" ? String(el.checked) : el.value;
+  }
+  return out;
+}
+
+function show(section, result) {
+  const form = section.querySelector(".live-form");
+  for (const span of section.querySelectorAll(".live-error")) span.textContent = "";
+  for (const el of form.elements) el.removeAttribute("aria-invalid");
+  section.querySelector(".live-form-error").textContent = "";
+  if (result.ok) {
+    section.querySelector(".live-output").innerHTML = result.html;
+    section.dataset.error = "";
+    return;
+  }
+  section.dataset.error = result.error;
+  const field = result.field && form.elements.namedItem(result.field);
+  if (field) {
+    field.setAttribute("aria-invalid", "true");
+    section.querySelector(`.live-error[data-for="${result.field}"]`).textContent = result.error;
+  } else {
+    section.querySelector(".live-form-error").textContent = result.error;
+  }
+}
+
+function setup(section) {
+  const name = section.dataset.calc;
+  const form = section.querySelector(".live-form");
+  const button = section.querySelector(".live-enable");
+  const status = section.querySelector(".live-status");
+  form.addEventListener("submit", (event) => event.preventDefault());
+  let module = null;
+  let pending = 0;
+
+  const compute = () => {
+    const start = performance.now();
+    const result = JSON.parse(module.run_json(name, JSON.stringify(values(form))));
+    show(section, result);
+    section.dataset.updateMs = (performance.now() - start).toFixed(2);
+    section.dataset.updates = String(Number(section.dataset.updates || 0) + 1);
+  };
+
+  const enable = async () => {
+    if (section.dataset.state !== "static") return;
+    section.dataset.state = "loading";
+    button.disabled = true;
+    status.textContent = section.dataset.msgLoading;
+    const start = performance.now();
+    try {
+      module = await boot();
+    } catch (err) {
+      section.dataset.state = "failed";
+      status.textContent = section.dataset.msgFailed.replace("{error}", String(err.message || err));
+      button.disabled = false;
+      return;
+    }
+    compute();
+    section.dataset.firstMs = (performance.now() - start).toFixed(0);
+    section.dataset.state = "ready";
+    status.textContent = section.dataset.msgReady;
+    button.hidden = true;
+  };
+
+  button.addEventListener("click", enable);
+  form.addEventListener("input", () => {
+    if (section.dataset.state === "static") {
+      enable();
+      return;
+    }
+    if (section.dataset.state !== "ready") return;
+    cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(compute);
+  });
+}
+
+for (const section of document.querySelectorAll(".live-calc")) setup(section);

@@ -1,0 +1,127 @@
+"""The live calculators: the article's numbers on their defaults, the package's own error
+for every bad input, bounded work, and no numpy (the browser has none).
+
+References: the article's worked numbers (exact in MiB and groups) and the calculators the
+pages already use; the live module must agree with them to the digit it prints.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from infrabook import live
+
+
+def _cells(name: str, raw: dict[str, str] | None = None, table: int = 0) -> list[list[str]]:
+    out = live.run(name, raw or {})
+    assert out["ok"], out
+    return out["tables"][table]["rows"]
+
+
+def test_fusion_defaults_are_example_5_4():
+    rows = {r[0]: r for r in _cells("fusion")}
+    assert rows["[silu] [mul]"][2] == "120"
+    assert rows["[silu+mul]"][2] == "72"
+
+
+def test_fusion_with_quantisation_is_section_2_1():
+    traffic = sorted(int(r[2]) for r in _cells("fusion", {"quant_dtype": "int8"}))
+    assert traffic == [60, 108, 108, 156]
+
+
+def test_attention_defaults():
+    rows = dict(_cells("attention"))
+    assert rows["S / P（各）"] == "256"
+    assert rows["标准实现合计"] == "1032"
+    assert rows["FlashAttention 分块（64 个查询块）合计"] == "260"
+
+
+def test_softmax_defaults_are_example_5_6():
+    out = live.run("softmax", {})
+    (table,) = out["tables"]
+    assert [r[3:] for r in table["rows"]] == [["1", "1", "1"], ["1.5", "3.5", "0.5"]]
+    assert table["note"].endswith("2.33333")
+
+
+def test_crossovers_are_the_articles():
+    assert [r[1] for r in _cells("crossover")] == ["65.2", "78.4", "89.3"]
+
+
+def test_buckets_show_both_utilisations():
+    rows = {r[0]: r for r in _cells("buckets")}
+    assert rows["分桶"][2:5] == ["+45.5%", "40.0%", "27.5%"]
+    assert rows["通用"][3:5] == ["20.0%", "20.0%"]
+
+
+def test_recompute_defaults_match_section_6():
+    rows = dict(_cells("recompute"))
+    assert rows["融合"] == "分开 120 MiB → 融合 72 MiB（字节模型 1.67×）；三步 156/108/60 MiB"
+    assert "峰值只 −12 MiB" in rows["峰值"]
+
+
+@pytest.mark.parametrize(("name", "field", "raw", "message"), [
+    ("fusion", "rows", "-3", "行数 rows：应为 1 到 1048576 之间的整数，收到 -3"),
+    ("fusion", "rows", "", "行数 rows：应为 1 到 1048576 之间的整数，收到 ''"),
+    ("fusion", "cols", "1e3", "列数 cols：应为 1 到 1048576 之间的整数，收到 1e3"),
+    ("attention", "seq_len", str(2**63 - 1), "序列长度 L：应为 1 到 1048576 之间的整数"),
+    ("fusion", "dtype", "int4", "数据类型：应为 fp32 / fp16 / bf16 之一，收到 int4"),
+    ("softmax", "scores", "1,nan", "分数 s_i（逗号分隔）：应为 -1000000 到 1000000 之间的有限数"),
+    ("softmax", "scores", ",".join(["1"] * 33), "分数 s_i（逗号分隔）：应为 1 到 32 项"),
+    ("buckets", "util_bucketed", "0", "分桶：执行利用率：应为 0.01 到 1 之间的有限数，收到 0"),
+    ("buckets", "calls", "abc", "cannot read call 'abc'"),
+])
+def test_bad_input_names_the_field(name, field, raw, message):
+    out = live.run(name, {field: raw})
+    assert not out["ok"]
+    assert out["field"] == field
+    assert message in out["error"]
+
+
+def test_unknown_calculator_and_field_are_errors():
+    with pytest.raises(ValueError, match="no live calculator 'nope'"):
+        live.run("nope", {})
+    with pytest.raises(ValueError, match="has no field"):
+        live.run("fusion", {"colour": "red"})
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+@pytest.mark.timeout(60)
+def test_any_text_in_any_field_answers(data):
+    """Whatever a reader types, the answer is a table or one message, never an exception."""
+    name = data.draw(st.sampled_from(sorted(live.calculators())))
+    fields = live.calculators()[name].fields
+    raw = {f.name: data.draw(st.one_of(st.text(max_size=40), st.integers().map(str)))
+           for f in fields if data.draw(st.booleans())}
+    out = live.run(name, raw)
+    assert out["ok"] or (out["error"] and out["field"] in {None, *(f.name for f in fields)})
+
+
+def test_largest_inputs_stay_cheap():
+    """The bounds keep the work small: the largest shapes still answer (pytest-timeout and
+    the exact closed forms keep this from hanging)."""
+    big = str(1 << 20)
+    assert live.run("fusion", {"rows": big, "cols": big})["ok"]
+    assert live.run("attention", {"seq_len": big, "block_q": "16", "block_k": "16"})["ok"]
+    many = ",".join(["2048x1000000"] * 32)
+    assert live.run("buckets", {"calls": many})["ok"]
+
+
+def test_run_json_round_trips():
+    assert json.loads(live.run_json("crossover", "{}")) == live.run("crossover", {})
+
+
+def test_runs_without_numpy():
+    """The browser has no numpy: import and run every calculator with numpy blocked."""
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from infrabook import live\n"
+        "assert all(live.run(n, {})['ok'] for n in live.calculators())\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
