@@ -37,8 +37,16 @@ def docs(session: nox.Session) -> None:
         session.run("python", "-c", "import shutil; shutil.rmtree('docs/_build', True)")
     # The doctree cache lives beside the HTML, not in it, so it is never published.
     session.run(
-        "sphinx-build", "-W", "--keep-going", "-n", "-b", "html",
-        "-d", "docs/_build/doctrees", "docs", "docs/_build/html",
+        "sphinx-build",
+        "-W",
+        "--keep-going",
+        "-n",
+        "-b",
+        "html",
+        "-d",
+        "docs/_build/doctrees",
+        "docs",
+        "docs/_build/html",
     )
     session.run("python", "docs/check_executed.py", "docs", "docs/_build")
     session.run("python", "docs/check_links.py", "docs/_build/html")
@@ -50,18 +58,23 @@ def browser(session: nox.Session) -> None:
     works (check_browser.py), that it is accessible (check_a11y.py: axe-core in both colour
     schemes at 390 and 1280 px, the keyboard path, the phone drawer), and that the heaviest
     page's first load stays within budget (measure_weight.py, writing its record to the
-    session's temporary folder; run it by hand to update ``docs/_data/weight.json``).
+    session's temporary folder; run it by hand to update ``docs/_data/weight.json``), and
+    that the live calculators compute what ``infrabook.live`` computes (check_live.py).
 
     Needs Debian's chromium (``apt-get install chromium``); Playwright drives it and never
     downloads a browser of its own; axe-playwright-python ships axe-core. Run ``nox -s docs``
     first.
     """
     session.install("playwright>=1.40", "axe-playwright-python>=0.1.8")
+    # check_live compares the page's tables with infrabook.live, which needs no dependency.
+    session.install("--no-deps", "-e", ".")
     session.run("python", "docs/check_browser.py", "docs/_build/html", *session.posargs)
+    session.run("python", "docs/check_live.py", "docs/_build/html")
     session.run("python", "docs/check_a11y.py", "docs/_build/html", *session.posargs)
     weight = f"{session.create_tmp()}/weight.json"
-    session.run("python", "docs/measure_weight.py", "docs/_build/html", "--out", weight,
-                *session.posargs)
+    session.run(
+        "python", "docs/measure_weight.py", "docs/_build/html", "--out", weight, *session.posargs
+    )
 
 
 @nox.session

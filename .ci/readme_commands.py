@@ -18,8 +18,9 @@ def readme_commands(text: str) -> list[str]:
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if line.strip() == MARKER]
     if len(starts) != 1:
-        raise ValueError(f"expected the line {MARKER!r} once in the README, found it "
-                         f"{len(starts)} times")
+        raise ValueError(
+            f"expected the line {MARKER!r} once in the README, found it {len(starts)} times"
+        )
     fence = starts[0] + 1
     if fence >= len(lines) or not lines[fence].startswith("```"):
         raise ValueError(f"expected a ``` code block on the line after {MARKER!r}")
@@ -27,7 +28,7 @@ def readme_commands(text: str) -> list[str]:
         end = lines.index("```", fence + 1)
     except ValueError:
         raise ValueError(f"the code block after {MARKER!r} is never closed") from None
-    commands = [line for line in lines[fence + 1:end] if line.strip()]
+    commands = [line for line in lines[fence + 1 : end] if line.strip()]
     if not commands:
         raise ValueError(f"the code block after {MARKER!r} is empty")
     return commands

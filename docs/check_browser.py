@@ -32,32 +32,72 @@ from urllib.parse import quote
 from playwright.sync_api import Page, sync_playwright
 
 SKIP_DIRS = {"_sources", "_static", "_images", "_downloads"}
-SEARCHES = {"融合": "chapters/02-fusion.html", "FlashAttention": "chapters/03-flashattention.html",
-            "分桶": "chapters/05-2-bucketing.html"}
+SEARCHES = {
+    "融合": "chapters/02-fusion.html",
+    "FlashAttention": "chapters/03-flashattention.html",
+    "分桶": "chapters/05-2-bucketing.html",
+}
 # Theme and extension strings a reader could meet in English: shown text, tooltips, labels
 # and placeholders. Each must have been translated or overridden (conf.py, _templates/).
 ENGLISH_UI = (
-    "Show code cell source", "Hide code cell source", "Show code cell outputs",
-    "Hide code cell outputs", "Show code cell content", "Hide code cell content",
-    "Toggle primary sidebar", "Toggle secondary sidebar", "Color mode", "System Settings",
-    "Light", "Dark", "Search...", "Search…", "Search the docs", "Copyright", "By ",
-    "Back to top", "Skip to main content", "Download source file", "Download notebook",
-    "Print to PDF", "Fullscreen mode", "Exit fullscreen", "On this page", "Contents",
-    "Previous", "Next", "Last updated", "Copy to clipboard", "Copied!", "Download this page",
-    "Home", "Index", "Open an issue", "Edit this page", "Launch",
+    "Show code cell source",
+    "Hide code cell source",
+    "Show code cell outputs",
+    "Hide code cell outputs",
+    "Show code cell content",
+    "Hide code cell content",
+    "Toggle primary sidebar",
+    "Toggle secondary sidebar",
+    "Color mode",
+    "System Settings",
+    "Light",
+    "Dark",
+    "Search...",
+    "Search…",
+    "Search the docs",
+    "Copyright",
+    "By ",
+    "Back to top",
+    "Skip to main content",
+    "Download source file",
+    "Download notebook",
+    "Print to PDF",
+    "Fullscreen mode",
+    "Exit fullscreen",
+    "On this page",
+    "Contents",
+    "Previous",
+    "Next",
+    "Last updated",
+    "Copy to clipboard",
+    "Copied!",
+    "Download this page",
+    "Home",
+    "Index",
+    "Open an issue",
+    "Edit this page",
+    "Launch",
 )
 MODES = {
-    "390 light": dict(viewport={"width": 390, "height": 844}, is_mobile=True,
-                      has_touch=True, color_scheme="light"),
-    "390 dark": dict(viewport={"width": 390, "height": 844}, is_mobile=True,
-                     has_touch=True, color_scheme="dark"),
+    "390 light": dict(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, color_scheme="light"
+    ),
+    "390 dark": dict(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, color_scheme="dark"
+    ),
     "1280 light": dict(viewport={"width": 1280, "height": 900}, color_scheme="light"),
     "1280 dark": dict(viewport={"width": 1280, "height": 900}, color_scheme="dark"),
 }
 LAYOUT_JS = (Path(__file__).with_name("check_browser_layout.js")).read_text(encoding="utf-8")
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _serve(root: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
@@ -74,8 +114,11 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 # From file://, Chromium blocks the fetch that search uses to show a snippet of each hit
 # (CORS); the hits themselves are listed. Those errors, and only those, are expected there.
-FILE_SEARCH_SNIPPET_ERRORS = ("has been blocked by CORS policy", "net::ERR_FAILED",
-                              "Failed to fetch")
+FILE_SEARCH_SNIPPET_ERRORS = (
+    "has been blocked by CORS policy",
+    "net::ERR_FAILED",
+    "Failed to fetch",
+)
 
 
 class Checker:
@@ -107,13 +150,15 @@ class Checker:
         self.page.wait_for_load_state("networkidle")
         broken = self.page.evaluate(
             "Array.from(document.images).filter(i => !i.complete || i.naturalWidth === 0)"
-            ".map(i => i.getAttribute('src'))")
+            ".map(i => i.getAttribute('src'))"
+        )
         for src in broken:
             self.problems.append(f"{name}: image did not load: {src}")
         has_math = self.page.evaluate("document.querySelectorAll('.math').length")
         if has_math:
             self.page.wait_for_function(
-                "document.querySelectorAll('mjx-container').length > 0", timeout=15000)
+                "document.querySelectorAll('mjx-container').length > 0", timeout=15000
+            )
         for err in self.errors:
             self.problems.append(f"{name}: console error: {err}")
 
@@ -126,7 +171,8 @@ class Checker:
             self.problems.append(f"search {term!r}: no results")
             return
         links = self.page.eval_on_selector_all(
-            "#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))")
+            "#search-results ul.search li a", "as => as.map(a => a.getAttribute('href'))"
+        )
         if not any(expected in (href or "") for href in links):
             self.problems.append(f"search {term!r}: {expected} not among {links[:8]}")
         for err in self.errors:
@@ -141,8 +187,11 @@ class Checker:
             self.problems.append(f"search {term!r}: no snippet under the first hit")
             return
         text = self.page.locator("#search-results ul.search li p.context").first.inner_text()
-        bad = [s for s in ("跟随系统", "System Settings", "亮色", "glue(", "\\(", "\\[", "\\frac")
-               if s in text]
+        bad = [
+            s
+            for s in ("跟随系统", "System Settings", "亮色", "glue(", "\\(", "\\[", "\\frac")
+            if s in text
+        ]
         if term not in text or bad:
             self.problems.append(f"search {term!r}: the snippet is not prose: {text[:120]!r}")
 
@@ -151,12 +200,14 @@ class Checker:
         its body offers search."""
         url = f"{base}chapters/typo/oops.html"
         body = (root / "404.html").read_text(encoding="utf-8")
-        self.page.route(url, lambda route: route.fulfill(status=404, body=body,
-                                                         content_type="text/html"))
+        self.page.route(
+            url, lambda route: route.fulfill(status=404, body=body, content_type="text/html")
+        )
         self.page.goto(url, wait_until="load")
         targets = self.page.eval_on_selector_all(
             "a[href]:not([href^='#']), form[action]",
-            "els => els.map(e => e.href || new URL(e.getAttribute('action'), location).href)")
+            "els => els.map(e => e.href || new URL(e.getAttribute('action'), location).href)",
+        )
         for target in sorted(set(targets)):
             status = self.page.request.get(target).status
             if status != 200:
@@ -195,23 +246,30 @@ def layout(browser, base: str, pages: list[str]) -> list[str]:
     for mode, options in MODES.items():
         context = browser.new_context(**options)
         page = context.new_page()
-        args = {"english": list(ENGLISH_UI), "desktop": mode.startswith("1280"),
-                "dark": mode.endswith("dark")}
+        args = {
+            "english": list(ENGLISH_UI),
+            "desktop": mode.startswith("1280"),
+            "dark": mode.endswith("dark"),
+        }
         for name in pages:
             page.goto(base + name, wait_until="load")
             # Widths are measured after the web fonts, as the reader sees them.
             page.evaluate("document.fonts.ready.then(() => true)")
             if page.evaluate("document.querySelectorAll('.math').length"):
                 page.wait_for_function(
-                    "document.querySelectorAll('mjx-container').length > 0", timeout=15000)
+                    "document.querySelectorAll('mjx-container').length > 0", timeout=15000
+                )
             problems += [f"{mode} {name}: {p}" for p in page.evaluate(LAYOUT_JS, args)]
         context.close()
     return problems
 
 
 def run(root: Path, chromium: str) -> list[str]:
-    pages = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html")
-                   if not SKIP_DIRS & set(p.relative_to(root).parts))
+    pages = sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.html")
+        if not SKIP_DIRS & set(p.relative_to(root).parts)
+    )
     server, base = _serve(root)
     problems: list[str] = []
     try:
@@ -229,8 +287,9 @@ def run(root: Path, chromium: str) -> list[str]:
             problems += over_http.problems
             problems += _svg_figures(root)
             problems += layout(browser, base, pages)
-            from_disk = Checker(browser.new_page(), root.resolve().as_uri(),
-                                FILE_SEARCH_SNIPPET_ERRORS)
+            from_disk = Checker(
+                browser.new_page(), root.resolve().as_uri(), FILE_SEARCH_SNIPPET_ERRORS
+            )
             disk = root.resolve().as_uri() + "/"
             from_disk.visit(disk + "chapters/03-flashattention.html", "file:// chapter 3")
             from_disk.search(disk, "融合", "chapters/02-fusion.html")
@@ -238,8 +297,11 @@ def run(root: Path, chromium: str) -> list[str]:
             browser.close()
     finally:
         server.shutdown()
-    print(f"checked {len(pages)} pages, {len(SEARCHES)} searches, one toggle, file:// access,"
-          f" layout in {len(MODES)} modes", file=sys.stderr)
+    print(
+        f"checked {len(pages)} pages, {len(SEARCHES)} searches, one toggle, file:// access,"
+        f" layout in {len(MODES)} modes",
+        file=sys.stderr,
+    )
     return problems
 
 
@@ -249,8 +311,11 @@ def main() -> int:
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
     if not Path(args.chromium).is_file():
-        print(f"no Chromium at {args.chromium}: install Debian's chromium package "
-              "(apt-get install chromium)", file=sys.stderr)
+        print(
+            f"no Chromium at {args.chromium}: install Debian's chromium package "
+            "(apt-get install chromium)",
+            file=sys.stderr,
+        )
         return 2
     problems = run(args.root, args.chromium)
     for p in problems:

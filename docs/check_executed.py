@@ -16,8 +16,11 @@ from pathlib import Path
 
 def problems(docs: Path, build: Path) -> list[str]:
     found = []
-    pages = [p for p in sorted(docs.rglob("*.md"))
-             if "_build" not in p.parts and "{code-cell}" in p.read_text(encoding="utf-8")]
+    pages = [
+        p
+        for p in sorted(docs.rglob("*.md"))
+        if "_build" not in p.parts and "{code-cell}" in p.read_text(encoding="utf-8")
+    ]
     if not pages:
         return ["no executable pages found"]
     for page in pages:

@@ -76,8 +76,10 @@ def main() -> int:
     print(f"{len(external)} external links (listed, not fetched):")
     for ref in sorted(external):
         print(f"  {ref}")
-    print("internal links, anchors and images: " + ("all resolve" if not broken else
-                                                    f"{len(broken)} broken"))
+    print(
+        "internal links, anchors and images: "
+        + ("all resolve" if not broken else f"{len(broken)} broken")
+    )
     return 1 if broken else 0
 
 

@@ -36,8 +36,13 @@ from infrabook import live
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 BOOT_TIMEOUT_MS = 120_000
 UPDATES = 9
@@ -111,7 +116,8 @@ def check_page(page: Page, url: str, timings: dict) -> list[str]:
         page.click(f"{section} .live-enable")
         page.wait_for_function(
             "s => ['ready', 'failed'].includes(document.querySelector(s).dataset.state)",
-            arg=section, timeout=BOOT_TIMEOUT_MS,
+            arg=section,
+            timeout=BOOT_TIMEOUT_MS,
         )
         state = page.eval_on_selector(section, "s => s.dataset.state")
         if state != "ready":
@@ -119,7 +125,8 @@ def check_page(page: Page, url: str, timings: dict) -> list[str]:
             failures.append(f"{url} {name}: did not start: {status}")
             continue
         timings.setdefault("first_ms", []).append(
-            float(page.eval_on_selector(section, "s => s.dataset.firstMs")))
+            float(page.eval_on_selector(section, "s => s.dataset.firstMs"))
+        )
         inputs: dict[str, str] = {}
         for field in calc.fields:
             before = _updates(page, section)
@@ -128,15 +135,20 @@ def check_page(page: Page, url: str, timings: dict) -> list[str]:
             _wait_update(page, section, before)
             expected = live.run(name, inputs)
             if expected["ok"] and _tables(page, section) != _expected(expected):
-                failures.append(f"{url} {name}: {field.name}={inputs[field.name]!r}: "
-                                "tables differ from live.run")
+                failures.append(
+                    f"{url} {name}: {field.name}={inputs[field.name]!r}: "
+                    "tables differ from live.run"
+                )
             if not expected["ok"]:
                 shown = page.eval_on_selector(section, "s => s.dataset.error")
                 if shown != expected["error"]:
-                    failures.append(f"{url} {name}: {field.name}: error {shown!r} is not "
-                                    f"live.run's {expected['error']!r}")
+                    failures.append(
+                        f"{url} {name}: {field.name}: error {shown!r} is not "
+                        f"live.run's {expected['error']!r}"
+                    )
             timings.setdefault("update_ms", []).append(
-                float(page.eval_on_selector(section, "s => s.dataset.updateMs")))
+                float(page.eval_on_selector(section, "s => s.dataset.updateMs"))
+            )
         bad_field = next(f for f in calc.fields if _bad(f) is not None)
         before = _updates(page, section)
         _set(page, section, bad_field, _bad(bad_field))
@@ -144,8 +156,10 @@ def check_page(page: Page, url: str, timings: dict) -> list[str]:
         expected = live.run(name, {**inputs, bad_field.name: _bad(bad_field)})
         beside = page.inner_text(f"{section} .live-error[data-for='{bad_field.name}']")
         if expected["ok"] or beside != expected["error"]:
-            failures.append(f"{url} {name}: bad {bad_field.name}: shown {beside!r}, "
-                            f"expected {expected.get('error')!r}")
+            failures.append(
+                f"{url} {name}: bad {bad_field.name}: shown {beside!r}, "
+                f"expected {expected.get('error')!r}"
+            )
     return failures
 
 
@@ -167,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", type=Path, help="write the timings to this JSON file")
     args = parser.parse_args(argv)
     pages = sorted(
-        p for p in args.html.rglob("*.html")
+        p
+        for p in args.html.rglob("*.html")
         if "live-calc" in p.read_text(encoding="utf-8", errors="ignore")
         and "_static" not in p.parts
     )
@@ -208,8 +223,10 @@ def main(argv: list[str] | None = None) -> int:
             file_page.goto(path.resolve().as_uri())
             status = file_page.inner_text(".live-calc .live-status")
             if "file://" not in status or file_page.is_visible(".live-calc .live-enable"):
-                failures.append(f"{path}: from file:// the calculator does not say why it "
-                                f"cannot run (status: {status!r})")
+                failures.append(
+                    f"{path}: from file:// the calculator does not say why it "
+                    f"cannot run (status: {status!r})"
+                )
             context.close()
         browser.close()
     server.shutdown()
@@ -217,22 +234,30 @@ def main(argv: list[str] | None = None) -> int:
     for line in failures:
         print("FAIL", line)
     first, update = timings.get("first_ms", []), timings.get("update_ms", [])
-    print(f"{len(pages)} page(s), {len(first)} calculator(s): first result "
-          f"{max(first, default=0):.0f} ms at worst, update median "
-          f"{statistics.median(update) if update else 0:.1f} ms")
+    print(
+        f"{len(pages)} page(s), {len(first)} calculator(s): first result "
+        f"{max(first, default=0):.0f} ms at worst, update median "
+        f"{statistics.median(update) if update else 0:.1f} ms"
+    )
     if args.record and not failures:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, check=False).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip()
         record = {
             "what": "live calculators: first result after the click, and one update",
             "browser": f"Chromium {version} (headless)",
             "served_from": "127.0.0.1 (python http.server)",
             "commit": commit,
             "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
-            "first_result_ms": {"first_on_page_max": max(first),
-                                "median": statistics.median(first)},
-            "update_ms": {"median": statistics.median(update), "max": max(update),
-                          "count": len(update)},
+            "first_result_ms": {
+                "first_on_page_max": max(first),
+                "median": statistics.median(first),
+            },
+            "update_ms": {
+                "median": statistics.median(update),
+                "max": max(update),
+                "count": len(update),
+            },
         }
         args.record.write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n")
     return 1 if failures else 0

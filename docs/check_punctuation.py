@@ -79,8 +79,11 @@ def _fix_prose(text: str) -> str:
         out.append(ch)
     text = "".join(out)
     # No spaces around full-width punctuation: its glyph already carries the space.
-    text = re.sub(r" +([，：；？！）”])", r"\1", text)
-    text = re.sub(r"([，：；？！（“]) +", r"\1", text)
+    text = re.sub(r" +([，：；？！）”（])", r"\1", text)
+    text = re.sub(r"([，：；？！（“）]) +", r"\1", text)
+    # A Chinese sentence that introduces what follows ends in a full-width colon.
+    if text.rstrip().endswith(":") and _CJK_CHAR.search(text):
+        text = text.rstrip()[:-1] + "："
     return text
 
 
@@ -137,9 +140,19 @@ def fix_page(source: str) -> str:
             # Directives whose body is prose stay open to fixing; code, math and
             # cells are skipped whole.
             prose_body = marker.startswith(":") or directive in (
-                "{note}", "{tip}", "{admonition}", "{warning}", "{important}",
-                "{dropdown}", "{glue:figure}", "{figure}", "{seealso}",
-                "{grid-item-card}", "{epigraph}", "{attention}", "{caution}",
+                "{note}",
+                "{tip}",
+                "{admonition}",
+                "{warning}",
+                "{important}",
+                "{dropdown}",
+                "{glue:figure}",
+                "{figure}",
+                "{seealso}",
+                "{grid-item-card}",
+                "{epigraph}",
+                "{attention}",
+                "{caution}",
             )
             fence = marker if not prose_body else None
             out.append(line)

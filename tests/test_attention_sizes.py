@@ -59,9 +59,10 @@ def test_flash_traffic_matches_tile_enumeration(seq_len, d, bq, bk, causal):
 
 @given(seq_len=st.integers(1, 10_000), d=st.integers(1, 256))
 def test_one_query_tile_is_the_ideal(seq_len, d):
-    assert flash_traffic(seq_len, d, "bf16", block_q=seq_len).total == attention_sizes(
-        seq_len, d
-    ).io_traffic
+    assert (
+        flash_traffic(seq_len, d, "bf16", block_q=seq_len).total
+        == attention_sizes(seq_len, d).io_traffic
+    )
 
 
 def test_flop_count():

@@ -18,27 +18,28 @@ def _count(seq_len: int, d: int, dtype: str, score: str, bm: int, bn: int) -> in
         rows = min(bm, seq_len - i)
         for j in range(0, seq_len, bn):
             cols = min(bn, seq_len - j)
-            total += (rows + cols) * d * e + rows * cols * s      # load Q, K; store S
-    total += 2 * seq_len * seq_len * s                          # softmax: read S, write P
+            total += (rows + cols) * d * e + rows * cols * s  # load Q, K; store S
+    total += 2 * seq_len * seq_len * s  # softmax: read S, write P
     for i in range(0, seq_len, bm):
         rows = min(bm, seq_len - i)
         total += rows * seq_len * s + seq_len * d * e + rows * d * e  # load P, V; store O
     return total
 
 
-@pytest.mark.parametrize(("seq_len", "bm", "bn"), [(8192, 128, 128), (1000, 64, 128),
-                                                    (777, 128, 32), (256, 256, 256)])
+@pytest.mark.parametrize(
+    ("seq_len", "bm", "bn"), [(8192, 128, 128), (1000, 64, 128), (777, 128, 32), (256, 256, 256)]
+)
 @pytest.mark.parametrize(("dtype", "score"), [("bf16", "fp32"), ("fp32", "fp32")])
-def test_matches_a_tile_by_tile_count(seq_len: int, bm: int, bn: int, dtype: str,
-                                      score: str) -> None:
+def test_matches_a_tile_by_tile_count(
+    seq_len: int, bm: int, bn: int, dtype: str, score: str
+) -> None:
     t = standard_tiled_traffic(seq_len, 64, dtype, score, bm, bn)
     assert t.total == _count(seq_len, 64, dtype, score, bm, bn)
 
 
 def test_whole_sequence_tiles_give_the_ideal_and_flash_is_cheaper_under_the_same_model() -> None:
     a = attention_sizes(8192, 128)
-    assert standard_tiled_traffic(8192, 128, block_m=8192, block_n=8192).total == \
-        a.standard_traffic
+    assert standard_tiled_traffic(8192, 128, block_m=8192, block_n=8192).total == a.standard_traffic
     tiled = standard_tiled_traffic(8192, 128)
     assert tiled.total > a.standard_traffic
     assert flash_traffic(8192, 128).total < tiled.total

@@ -21,8 +21,9 @@ def test_useful_mfu_ratio_is_exactly_the_speed_up():
     assert bucketed.useful_mfu(peak) == pytest.approx(float(useful), rel=1e-12)
     assert generic.useful_mfu(peak) == pytest.approx(0.2, rel=1e-12)
     speed_up = generic.time_ms / bucketed.time_ms
-    assert bucketed.useful_mfu(peak) / generic.useful_mfu(peak) == pytest.approx(speed_up,
-                                                                                  rel=1e-12)
+    assert bucketed.useful_mfu(peak) / generic.useful_mfu(peak) == pytest.approx(
+        speed_up, rel=1e-12
+    )
     assert bucketed.executed_utilisation(peak) == pytest.approx(0.4, rel=1e-12)
 
 
@@ -38,12 +39,15 @@ def test_with_mfus_drops_the_stated_rates():
     assert rates == pytest.approx([0.2 * 503.8, 0.3 * 503.8, 0.5 * 503.8], rel=1e-12)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("bucketed", "expected NAME=FRACTION"),
-    ("=0.4", "expected NAME=FRACTION"),
-    ("bucketed=abc", "expected NAME=FRACTION"),
-    ("bucketed=0", "mfu of 'bucketed' must be a fraction in (0, 1], got 0.0"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("bucketed", "expected NAME=FRACTION"),
+        ("=0.4", "expected NAME=FRACTION"),
+        ("bucketed=abc", "expected NAME=FRACTION"),
+        ("bucketed=0", "mfu of 'bucketed' must be a fraction in (0, 1], got 0.0"),
+    ],
+)
 def test_parse_mfus_rejects_bad_input(text, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_mfus(text)

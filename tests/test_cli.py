@@ -29,9 +29,18 @@ def test_calc_matches_the_article(capsys):
 
 @pytest.mark.parametrize(
     "argv",
-    [["calc"], ["fusion"], ["fusion", "--quant-dtype", "int8", "--rows", "7", "--cols", "3"],
-     ["attention", "--causal"], ["softmax"], ["launches"], ["buckets", "--rates", "peak"],
-     ["crossover"], ["crossover", "--strategy", "a:0:2", "--strategy", "b:10:1"], ["audit"]],
+    [
+        ["calc"],
+        ["fusion"],
+        ["fusion", "--quant-dtype", "int8", "--rows", "7", "--cols", "3"],
+        ["attention", "--causal"],
+        ["softmax"],
+        ["launches"],
+        ["buckets", "--rates", "peak"],
+        ["crossover"],
+        ["crossover", "--strategy", "a:0:2", "--strategy", "b:10:1"],
+        ["audit"],
+    ],
 )
 def test_every_subcommand_prints_json(argv, capsys):
     assert main([*argv, "--json"]) == 0
@@ -43,8 +52,7 @@ def test_defaults_are_the_articles_case(capsys):
     got = [(c["host_submissions"], c["kernels"]) for c in json.loads(capsys.readouterr().out)]
     assert got == [(18, 18), (3, 18), (15, 15), (3, 15)]
     main(["buckets", "--json"])
-    assert [c["executed_rows"] for c in json.loads(capsys.readouterr().out)] == [
-        5632, 8192, 5632]
+    assert [c["executed_rows"] for c in json.loads(capsys.readouterr().out)] == [5632, 8192, 5632]
     main(["attention", "--json"])
     assert json.loads(capsys.readouterr().out)["standard_intermediate_traffic_bytes"] == 2**30
 
@@ -80,9 +88,13 @@ def test_bad_input_is_one_line_and_exit_2(argv, needle, capsys):
 
 
 def test_console_script_and_module_entry_point():
-    out = subprocess.run([sys.executable, "-m", "infrabook", "audit"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "infrabook", "audit"], capture_output=True, text=True, check=True
+    ).stdout
     assert "fusion.measured_fused_us" in out and "implausible" in out
-    bad = subprocess.run([sys.executable, "-m", "infrabook", "buckets", "--rows", "9999"],
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "infrabook", "buckets", "--rows", "9999"],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and not bad.stdout

@@ -19,48 +19,147 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # (file, text to replace, replacement, key named, what the message says was expected)
 MUTATIONS = [
-    ("scenarios.toml", "seq_len = 8192\n", "", "attention.seq_len",
-     "expected a positive integer, got nothing (the key is missing)"),
-    ("scenarios.toml", "rows = 1024", 'rows = "1024"', "ffn_chain.rows",
-     "expected a positive integer, got '1024'"),
-    ("scenarios.toml", "head_dim = 128", "head_dim = -128", "attention.head_dim",
-     "expected a positive integer, got -128"),
-    ("scenarios.toml", 'score_dtype = "fp32"', 'score_dtype = "fp23"', "attention.score_dtype",
-     "expected one of 'fp32', 'fp16', 'bf16', got 'fp23'"),
-    ("scenarios.toml", "block_q = 128", "block_q = 128.0", "attention.block_q",
-     "expected a positive integer, got 128.0"),
-    ("scenarios.toml", "rows = 1024", "rows = true", "ffn_chain.rows",
-     "expected a positive integer, got True"),
-    ("scenarios.toml", "mfu = 0.20", "mfu = 20", "bucketing.strategies[0].mfu",
-     "expected a number in (0, 1], got 20"),
-    ("scenarios.toml", "prep_ms = 400.0", "prep_ms = -400.0", "bucketing.strategies[1].prep_ms",
-     "expected a finite number >= 0, got -400.0"),
-    ("scenarios.toml", "peak_tflops = 503.8", "peak_tflops = nan", "bucketing.peak_tflops",
-     "expected a finite number > 0, got nan"),
-    ("scenarios.toml", "buckets = [512, 2048]", "buckets = [512, 1024]", "bucketing.buckets",
-     "expected a bucket that holds the largest call (2048 rows), got [512, 1024]"),
-    ("scenarios.toml", "buckets = [512, 2048]", "buckets = []", "bucketing.buckets",
-     "expected a non-empty array of a positive integer, got []"),
-    ("scenarios.toml", "calls = [[256, 8]", "calls = [[256, 0]", "bucketing.calls[0]",
-     "expected a [rows, count] pair of positive integers, got [256, 0]"),
-    ("scenarios.toml", "values = [1, 3]", "values = [1, 3, 5]", "online_softmax.values",
-     "expected as many entries as score_exps (2), got 3"),
-    ("scenarios.toml", "fused_kernels_per_run = 5", "fused_kernels_per_run = 7",
-     "graph_replay.fused_kernels_per_run", "expected at most kernels_per_run (6), got 7"),
-    ("scenarios.toml", 'peak_device = "rtx_pro_6000"', 'peak_device = "rtx_pro_600"',
-     "bucketing.peak_device", "expected a device of hardware.toml (a100_80gb, "),
-    ("hardware.toml", "dram_tb_s = { value = 4.8,", 'dram_tb_s = { value = "4.8",',
-     "devices.h200.dram_tb_s.value", "expected a finite number > 0, got '4.8'"),
-    ("hardware.toml", 'sm_count = { value = 108, source = "NVIDIA A100 Tensor Core GPU '
-     'architecture whitepaper" }', "sm_count = { value = 108 }",
-     "devices.a100_80gb.sm_count.source",
-     "expected a non-empty string, got nothing (the key is missing)"),
-    ("claims.toml", 'stated = "24"', "stated = 24", "claim[0].stated",
-     'expected a number or fraction written as a string, e.g. "24" or "7/3", got 24'),
-    ("claims.toml", 'id = "fusion.silu_kernel_mib"', 'id = "fusion.tensor_mib"', "claim[].id",
-     "expected distinct entries, got 'fusion.tensor_mib' twice"),
-    ("bench_targets.toml", 'comparison = ">="', 'comparison = "=>"', "target[0].comparison",
-     "expected one of '>=', '<=', got '=>'"),
+    (
+        "scenarios.toml",
+        "seq_len = 8192\n",
+        "",
+        "attention.seq_len",
+        "expected a positive integer, got nothing (the key is missing)",
+    ),
+    (
+        "scenarios.toml",
+        "rows = 1024",
+        'rows = "1024"',
+        "ffn_chain.rows",
+        "expected a positive integer, got '1024'",
+    ),
+    (
+        "scenarios.toml",
+        "head_dim = 128",
+        "head_dim = -128",
+        "attention.head_dim",
+        "expected a positive integer, got -128",
+    ),
+    (
+        "scenarios.toml",
+        'score_dtype = "fp32"',
+        'score_dtype = "fp23"',
+        "attention.score_dtype",
+        "expected one of 'fp32', 'fp16', 'bf16', got 'fp23'",
+    ),
+    (
+        "scenarios.toml",
+        "block_q = 128",
+        "block_q = 128.0",
+        "attention.block_q",
+        "expected a positive integer, got 128.0",
+    ),
+    (
+        "scenarios.toml",
+        "rows = 1024",
+        "rows = true",
+        "ffn_chain.rows",
+        "expected a positive integer, got True",
+    ),
+    (
+        "scenarios.toml",
+        "mfu = 0.20",
+        "mfu = 20",
+        "bucketing.strategies[0].mfu",
+        "expected a number in (0, 1], got 20",
+    ),
+    (
+        "scenarios.toml",
+        "prep_ms = 400.0",
+        "prep_ms = -400.0",
+        "bucketing.strategies[1].prep_ms",
+        "expected a finite number >= 0, got -400.0",
+    ),
+    (
+        "scenarios.toml",
+        "peak_tflops = 503.8",
+        "peak_tflops = nan",
+        "bucketing.peak_tflops",
+        "expected a finite number > 0, got nan",
+    ),
+    (
+        "scenarios.toml",
+        "buckets = [512, 2048]",
+        "buckets = [512, 1024]",
+        "bucketing.buckets",
+        "expected a bucket that holds the largest call (2048 rows), got [512, 1024]",
+    ),
+    (
+        "scenarios.toml",
+        "buckets = [512, 2048]",
+        "buckets = []",
+        "bucketing.buckets",
+        "expected a non-empty array of a positive integer, got []",
+    ),
+    (
+        "scenarios.toml",
+        "calls = [[256, 8]",
+        "calls = [[256, 0]",
+        "bucketing.calls[0]",
+        "expected a [rows, count] pair of positive integers, got [256, 0]",
+    ),
+    (
+        "scenarios.toml",
+        "values = [1, 3]",
+        "values = [1, 3, 5]",
+        "online_softmax.values",
+        "expected as many entries as score_exps (2), got 3",
+    ),
+    (
+        "scenarios.toml",
+        "fused_kernels_per_run = 5",
+        "fused_kernels_per_run = 7",
+        "graph_replay.fused_kernels_per_run",
+        "expected at most kernels_per_run (6), got 7",
+    ),
+    (
+        "scenarios.toml",
+        'peak_device = "rtx_pro_6000"',
+        'peak_device = "rtx_pro_600"',
+        "bucketing.peak_device",
+        "expected a device of hardware.toml (a100_80gb, ",
+    ),
+    (
+        "hardware.toml",
+        "dram_tb_s = { value = 4.8,",
+        'dram_tb_s = { value = "4.8",',
+        "devices.h200.dram_tb_s.value",
+        "expected a finite number > 0, got '4.8'",
+    ),
+    (
+        "hardware.toml",
+        'sm_count = { value = 108, source = "NVIDIA A100 Tensor Core GPU '
+        'architecture whitepaper" }',
+        "sm_count = { value = 108 }",
+        "devices.a100_80gb.sm_count.source",
+        "expected a non-empty string, got nothing (the key is missing)",
+    ),
+    (
+        "claims.toml",
+        'stated = "24"',
+        "stated = 24",
+        "claim[0].stated",
+        'expected a number or fraction written as a string, e.g. "24" or "7/3", got 24',
+    ),
+    (
+        "claims.toml",
+        'id = "fusion.silu_kernel_mib"',
+        'id = "fusion.tensor_mib"',
+        "claim[].id",
+        "expected distinct entries, got 'fusion.tensor_mib' twice",
+    ),
+    (
+        "bench_targets.toml",
+        'comparison = ">="',
+        'comparison = "=>"',
+        "target[0].comparison",
+        "expected one of '>=', '<=', got '=>'",
+    ),
 ]
 
 
@@ -73,10 +172,10 @@ def _mutated_conf(tmp_path: Path, file: str, old: str, new: str) -> Path:
     return conf
 
 
-@pytest.mark.parametrize(("file", "old", "new", "key", "expected"), MUTATIONS,
-                         ids=[f"{m[0]}:{m[3]}" for m in MUTATIONS])
-def test_each_typo_gives_one_message(tmp_path, monkeypatch, capsys, file, old, new, key,
-                                     expected):
+@pytest.mark.parametrize(
+    ("file", "old", "new", "key", "expected"), MUTATIONS, ids=[f"{m[0]}:{m[3]}" for m in MUTATIONS]
+)
+def test_each_typo_gives_one_message(tmp_path, monkeypatch, capsys, file, old, new, key, expected):
     conf = _mutated_conf(tmp_path, file, old, new)
     monkeypatch.setenv("INFRABOOK_CONF", str(conf))
     message = f"{conf / file}: {key}: {expected}"
@@ -91,9 +190,10 @@ def test_each_typo_gives_one_message(tmp_path, monkeypatch, capsys, file, old, n
 def test_toml_syntax_error_names_file_and_line(tmp_path, monkeypatch):
     conf = _mutated_conf(tmp_path, "scenarios.toml", "[attention]", "[attention")
     monkeypatch.setenv("INFRABOOK_CONF", str(conf))
-    with pytest.raises(config.ConfError,
-                       match=re.escape(f"{conf / 'scenarios.toml'}: expected valid TOML: ")
-                       + r".*line \d+"):
+    with pytest.raises(
+        config.ConfError,
+        match=re.escape(f"{conf / 'scenarios.toml'}: expected valid TOML: ") + r".*line \d+",
+    ):
         config.scenarios()
 
 
@@ -104,17 +204,32 @@ def test_the_unmutated_copy_is_accepted(tmp_path, monkeypatch):
 
 # One real process per kind of typo: missing key, wrong type, negative size, unknown dtype,
 # broken TOML, a bad hardware figure, a bad claim.
-CLI_KINDS = [MUTATIONS[0], MUTATIONS[1], MUTATIONS[2], MUTATIONS[3], MUTATIONS[15],
-             MUTATIONS[17], ("scenarios.toml", "[attention]", "[attention", "", "")]
+CLI_KINDS = [
+    MUTATIONS[0],
+    MUTATIONS[1],
+    MUTATIONS[2],
+    MUTATIONS[3],
+    MUTATIONS[15],
+    MUTATIONS[17],
+    ("scenarios.toml", "[attention]", "[attention", "", ""),
+]
 
 
-@pytest.mark.parametrize(("file", "old", "new", "key", "expected"), CLI_KINDS,
-                         ids=[f"{m[0]}:{m[3] or 'syntax'}" for m in CLI_KINDS])
+@pytest.mark.parametrize(
+    ("file", "old", "new", "key", "expected"),
+    CLI_KINDS,
+    ids=[f"{m[0]}:{m[3] or 'syntax'}" for m in CLI_KINDS],
+)
 def test_cli_process_exits_2_with_one_line(tmp_path, file, old, new, key, expected):
     conf = _mutated_conf(tmp_path, file, old, new)
     env = os.environ | {"INFRABOOK_CONF": str(conf)}
-    proc = subprocess.run([sys.executable, "-m", "infrabook", "calc"], capture_output=True,
-                          text=True, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "infrabook", "calc"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 2 and not proc.stdout
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert f"{conf / file}: {key}" in proc.stderr and expected in proc.stderr
@@ -125,9 +240,24 @@ def test_docs_build_stops_at_startup_with_the_message(tmp_path):
     conf = _mutated_conf(tmp_path, "scenarios.toml", "head_dim = 128", "head_dim = -128")
     env = os.environ | {"INFRABOOK_CONF": str(conf)}
     proc = subprocess.run(
-        [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(ROOT / "docs"),
-         str(tmp_path / "html")], capture_output=True, text=True, env=env, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-q",
+            "-b",
+            "html",
+            str(ROOT / "docs"),
+            str(tmp_path / "html"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 2
-    assert proc.stderr == (f"infrabook: error: {conf / 'scenarios.toml'}: attention.head_dim: "
-                           "expected a positive integer, got -128\n")
+    assert proc.stderr == (
+        f"infrabook: error: {conf / 'scenarios.toml'}: attention.head_dim: "
+        "expected a positive integer, got -128\n"
+    )
     assert not (tmp_path / "html" / "index.html").exists()

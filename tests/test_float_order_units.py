@@ -40,9 +40,12 @@ def test_fp64_sequential_matches_python_float_sum():
 
 @pytest.mark.parametrize(
     ("values", "dtype", "message"),
-    [([], "fp32", "must not be empty"), ([1.0], "int4", "unknown dtype 'int4'"),
-     ([1.0, float("nan")], "fp32", "values must be finite"),
-     ([float("inf")], "fp16", "values must be finite")],
+    [
+        ([], "fp32", "must not be empty"),
+        ([1.0], "int4", "unknown dtype 'int4'"),
+        ([1.0, float("nan")], "fp32", "values must be finite"),
+        ([float("inf")], "fp16", "values must be finite"),
+    ],
 )
 def test_bad_sums(values, dtype, message):
     with pytest.raises(ValueError, match=message):
@@ -59,8 +62,7 @@ def test_numpy_integers_and_reals_are_accepted():
 
 
 @given(
-    st.lists(st.floats(-7e4, 7e4, allow_nan=False, allow_infinity=False), min_size=1,
-             max_size=30),
+    st.lists(st.floats(-7e4, 7e4, allow_nan=False, allow_infinity=False), min_size=1, max_size=30),
     st.sampled_from(["fp16", "fp32", "fp64"]),
 )
 def test_pure_python_rounding_matches_numpy(values, dtype):

@@ -38,8 +38,9 @@ NUMBER_TEXT = st.one_of(INT64.map(str), FLOAT_TEXT)
 # What a string option may be handed: numbers, lists of them, the option's own syntaxes
 # (ROWSxCOUNT calls, NAME:PREP_MS:RUN_MS strategies) with hostile parts, or any text.
 LIST_TEXT = st.lists(NUMBER_TEXT, min_size=1, max_size=6).map(",".join)
-CALLS_TEXT = st.lists(st.tuples(INT64, INT64).map(lambda p: f"{p[0]}x{p[1]}"),
-                      min_size=1, max_size=4).map(",".join)
+CALLS_TEXT = st.lists(
+    st.tuples(INT64, INT64).map(lambda p: f"{p[0]}x{p[1]}"), min_size=1, max_size=4
+).map(",".join)
 STRATEGY_TEXT = st.tuples(st.text(max_size=4), NUMBER_TEXT, NUMBER_TEXT).map(":".join)
 ANY_TEXT = st.one_of(NUMBER_TEXT, LIST_TEXT, CALLS_TEXT, STRATEGY_TEXT, st.text(max_size=20))
 
@@ -47,8 +48,10 @@ ANY_TEXT = st.one_of(NUMBER_TEXT, LIST_TEXT, CALLS_TEXT, STRATEGY_TEXT, st.text(
 def _options() -> dict[str, list[argparse.Action]]:
     """Every subcommand and its value-taking options, read from the parser."""
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return {name: [a for a in p._actions if a.option_strings and a.nargs != 0]
-            for name, p in sub.choices.items()}
+    return {
+        name: [a for a in p._actions if a.option_strings and a.nargs != 0]
+        for name, p in sub.choices.items()
+    }
 
 
 OPTIONS = _options()
@@ -59,7 +62,8 @@ def _values_for(action: argparse.Action, hostile: bool) -> st.SearchStrategy[str
     """Values for one option: anything at all when ``hostile``, else mostly valid ones (so
     that the option under test is reached with the others accepted)."""
     valid: st.SearchStrategy[str] = st.sampled_from(
-        [str(action.default)] if action.default is not None else ["1"])
+        [str(action.default)] if action.default is not None else ["1"]
+    )
     if action.choices:
         valid = st.sampled_from([str(c) for c in action.choices])
     elif action.type is int:
@@ -112,8 +116,16 @@ def assert_answers_or_one_line(argv: list[str]) -> None:
 
 
 def test_every_subcommand_is_fuzzed():
-    assert set(OPTIONS) == {"calc", "fusion", "attention", "softmax", "launches", "buckets",
-                            "crossover", "audit"}
+    assert set(OPTIONS) == {
+        "calc",
+        "fusion",
+        "attention",
+        "softmax",
+        "launches",
+        "buckets",
+        "crossover",
+        "audit",
+    }
     assert ("attention", "--seq-len") in CASES and ("crossover", "--strategy") in CASES
 
 
@@ -121,8 +133,12 @@ def test_every_subcommand_is_fuzzed():
 @pytest.mark.parametrize(("command", "option"), CASES)
 # No shrinking: a hanging example would cost ANSWER_S per shrink step, and its arguments
 # are already in the failure message.
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
 @given(data=st.data())
 def test_any_value_in_any_option_answers_or_exits_2(command, option, data):
     argv = [command]
@@ -150,25 +166,43 @@ def test_commands_without_options(command):
 def test_the_reported_hang_returns_at_once():
     start = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "infrabook", "attention", "--seq-len", "99999999999999",
-         "--block-q", "1", "--block-k", "3", "--causal"],
-        capture_output=True, text=True, timeout=50)
+        [
+            sys.executable,
+            "-m",
+            "infrabook",
+            "attention",
+            "--seq-len",
+            "99999999999999",
+            "--block-q",
+            "1",
+            "--block-k",
+            "3",
+            "--causal",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=50,
+    )
     assert proc.returncode == 0 and not proc.stderr
     assert "99999999999999 query tiles" in proc.stdout
     assert time.monotonic() - start < 50
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("argv", [
-    ["attention", "--seq-len", "1e9"],
-    ["softmax", "--values", "1.7e308,1.7e308"],
-    ["softmax", "--block", "nan"],
-    ["buckets", "--rows", ""],
-    ["crossover", "--strategy", "a:1e400:1", "--strategy", "b:0:2"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["attention", "--seq-len", "1e9"],
+        ["softmax", "--values", "1.7e308,1.7e308"],
+        ["softmax", "--block", "nan"],
+        ["buckets", "--rows", ""],
+        ["crossover", "--strategy", "a:1e400:1", "--strategy", "b:0:2"],
+    ],
+)
 def test_non_integers_in_a_real_process_give_one_line(argv):
-    proc = subprocess.run([sys.executable, "-m", "infrabook", *argv], capture_output=True,
-                          text=True, timeout=50)
+    proc = subprocess.run(
+        [sys.executable, "-m", "infrabook", *argv], capture_output=True, text=True, timeout=50
+    )
     assert proc.returncode == 2, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert not proc.stdout
@@ -196,12 +230,14 @@ def _old_loop_kv_rows(seq_len, block_q, block_k):
 @given(seq_len=st.integers(1, 3000), block_q=st.integers(1, 300), block_k=st.integers(1, 300))
 def test_closed_form_equals_the_old_loop(seq_len, block_q, block_k):
     assert _causal_kv_rows(seq_len, block_q, block_k) == _old_loop_kv_rows(
-        seq_len, block_q, block_k)
+        seq_len, block_q, block_k
+    )
 
 
 @settings(max_examples=300)
-@given(n=st.integers(0, 200), m=st.integers(1, 10**6), a=st.integers(0, 10**6),
-       b=st.integers(0, 10**6))
+@given(
+    n=st.integers(0, 200), m=st.integers(1, 10**6), a=st.integers(0, 10**6), b=st.integers(0, 10**6)
+)
 def test_floor_sum_equals_the_sum(n, m, a, b):
     assert _floor_sum(n, m, a, b) == sum((a * i + b) // m for i in range(n))
 

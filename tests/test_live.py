@@ -65,17 +65,25 @@ def test_recompute_defaults_match_section_6():
     assert "峰值只 −12 MiB" in rows["峰值"]
 
 
-@pytest.mark.parametrize(("name", "field", "raw", "message"), [
-    ("fusion", "rows", "-3", "行数 rows：应为 1 到 1048576 之间的整数，收到 -3"),
-    ("fusion", "rows", "", "行数 rows：应为 1 到 1048576 之间的整数，收到 ''"),
-    ("fusion", "cols", "1e3", "列数 cols：应为 1 到 1048576 之间的整数，收到 1e3"),
-    ("attention", "seq_len", str(2**63 - 1), "序列长度 L：应为 1 到 1048576 之间的整数"),
-    ("fusion", "dtype", "int4", "数据类型：应为 fp32 / fp16 / bf16 之一，收到 int4"),
-    ("softmax", "scores", "1,nan", "分数 s_i（逗号分隔）：应为 -1000000 到 1000000 之间的有限数"),
-    ("softmax", "scores", ",".join(["1"] * 33), "分数 s_i（逗号分隔）：应为 1 到 32 项"),
-    ("buckets", "util_bucketed", "0", "分桶：执行利用率：应为 0.01 到 1 之间的有限数，收到 0"),
-    ("buckets", "calls", "abc", "cannot read call 'abc'"),
-])
+@pytest.mark.parametrize(
+    ("name", "field", "raw", "message"),
+    [
+        ("fusion", "rows", "-3", "行数 rows：应为 1 到 1048576 之间的整数，收到 -3"),
+        ("fusion", "rows", "", "行数 rows：应为 1 到 1048576 之间的整数，收到 ''"),
+        ("fusion", "cols", "1e3", "列数 cols：应为 1 到 1048576 之间的整数，收到 1e3"),
+        ("attention", "seq_len", str(2**63 - 1), "序列长度 L：应为 1 到 1048576 之间的整数"),
+        ("fusion", "dtype", "int4", "数据类型：应为 fp32 / fp16 / bf16 之一，收到 int4"),
+        (
+            "softmax",
+            "scores",
+            "1,nan",
+            "分数 s_i（逗号分隔）：应为 -1000000 到 1000000 之间的有限数",
+        ),
+        ("softmax", "scores", ",".join(["1"] * 33), "分数 s_i（逗号分隔）：应为 1 到 32 项"),
+        ("buckets", "util_bucketed", "0", "分桶：执行利用率：应为 0.01 到 1 之间的有限数，收到 0"),
+        ("buckets", "calls", "abc", "cannot read call 'abc'"),
+    ],
+)
 def test_bad_input_names_the_field(name, field, raw, message):
     out = live.run(name, {field: raw})
     assert not out["ok"]
@@ -97,8 +105,11 @@ def test_any_text_in_any_field_answers(data):
     """Whatever a reader types, the answer is a table or one message, never an exception."""
     name = data.draw(st.sampled_from(sorted(live.calculators())))
     fields = live.calculators()[name].fields
-    raw = {f.name: data.draw(st.one_of(st.text(max_size=40), st.integers().map(str)))
-           for f in fields if data.draw(st.booleans())}
+    raw = {
+        f.name: data.draw(st.one_of(st.text(max_size=40), st.integers().map(str)))
+        for f in fields
+        if data.draw(st.booleans())
+    }
     out = live.run(name, raw)
     assert out["ok"] or (out["error"] and out["field"] in {None, *(f.name for f in fields)})
 

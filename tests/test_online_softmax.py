@@ -65,8 +65,7 @@ def test_any_blocking_equals_one_pass(scores, block, width, seed):
 
 
 @given(
-    ws=st.lists(st.fractions(min_value=Fraction(1, 50), max_value=50), min_size=1,
-                max_size=12),
+    ws=st.lists(st.fractions(min_value=Fraction(1, 50), max_value=50), min_size=1, max_size=12),
     vs=st.data(),
     block=st.integers(1, 12),
 )

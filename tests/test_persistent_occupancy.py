@@ -7,10 +7,10 @@ import pytest
 from infrabook.launches import persistent_schedule
 
 
-@pytest.mark.parametrize(("sms", "per_sm", "tiles"), [(132, 1, 12288), (132, 4, 12288),
-                                                      (188, 2, 300), (188, 2, 100)])
-def test_resident_programs_and_the_tiles_each_loops_over(sms: int, per_sm: int,
-                                                         tiles: int) -> None:
+@pytest.mark.parametrize(
+    ("sms", "per_sm", "tiles"), [(132, 1, 12288), (132, 4, 12288), (188, 2, 300), (188, 2, 100)]
+)
+def test_resident_programs_and_the_tiles_each_loops_over(sms: int, per_sm: int, tiles: int) -> None:
     s = persistent_schedule(tiles * 1024, 1024, sms, programs_per_sm=per_sm)
     programs = min(sms * per_sm, tiles)
     assert s.persistent_programs == programs

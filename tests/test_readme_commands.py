@@ -16,8 +16,9 @@ README = ROOT / "README.md"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("readme_commands",
-                                                  ROOT / ".ci" / "readme_commands.py")
+    spec = importlib.util.spec_from_file_location(
+        "readme_commands", ROOT / ".ci" / "readme_commands.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -42,8 +43,13 @@ def test_ci_runs_what_the_extractor_prints():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert 'commands="$(python3 .ci/readme_commands.py README.md)"' in ci
     assert 'bash -euo pipefail -c "$commands"' in ci
-    out = subprocess.run([sys.executable, ".ci/readme_commands.py", "README.md"], cwd=ROOT,
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, ".ci/readme_commands.py", "README.md"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert out.splitlines() == _block_by_hand()
 
 
@@ -59,14 +65,19 @@ def test_the_commands_work_under_an_externally_managed_python():
     assert "-s docs" in first and "-s tests" in second
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("no marker here\n", "found it 0 times"),
-    ("<!-- ci: readme-commands -->\n```bash\na\n```\n<!-- ci: readme-commands -->\n",
-     "found it 2 times"),
-    ("<!-- ci: readme-commands -->\nprose\n", "expected a ``` code block"),
-    ("<!-- ci: readme-commands -->\n```bash\na\n", "never closed"),
-    ("<!-- ci: readme-commands -->\n```bash\n\n```\n", "is empty"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("no marker here\n", "found it 0 times"),
+        (
+            "<!-- ci: readme-commands -->\n```bash\na\n```\n<!-- ci: readme-commands -->\n",
+            "found it 2 times",
+        ),
+        ("<!-- ci: readme-commands -->\nprose\n", "expected a ``` code block"),
+        ("<!-- ci: readme-commands -->\n```bash\na\n", "never closed"),
+        ("<!-- ci: readme-commands -->\n```bash\n\n```\n", "is empty"),
+    ],
+)
 def test_a_broken_block_is_an_error(text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         readme_commands(text)
@@ -75,6 +86,9 @@ def test_a_broken_block_is_an_error(text, message):
 def test_the_script_exits_2_with_one_line(tmp_path):
     bad = tmp_path / "README.md"
     bad.write_text("# nothing marked\n", encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(ROOT / ".ci" / "readme_commands.py"), str(bad)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / ".ci" / "readme_commands.py"), str(bad)],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and not proc.stdout

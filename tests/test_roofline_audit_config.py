@@ -52,9 +52,13 @@ def test_every_claim_has_a_recomputation_and_only_the_mfu_differs():
     assert [r.id for r in rows if r.verdict == "differs"] == ["bucketing.bucketed_mfu"]
     by_id = {r.id: r for r in rows}
     assert by_id["bucketing.bucketed_mfu"].recomputed == pytest.approx(
-        float(Fraction(40) * 5632 / 8192), rel=1e-12)
-    for key in ("fusion.measured_separate_us", "fusion.measured_fused_us",
-                "fusion.measured_speedup"):
+        float(Fraction(40) * 5632 / 8192), rel=1e-12
+    )
+    for key in (
+        "fusion.measured_separate_us",
+        "fusion.measured_fused_us",
+        "fusion.measured_speedup",
+    ):
         assert by_id[key].verdict == "implausible"
     assert by_id["crossover.bucketed_specialised"].verdict == "rounded"
     assert by_id["bucketing.generic_rate"].verdict == "rounded"
@@ -62,8 +66,14 @@ def test_every_claim_has_a_recomputation_and_only_the_mfu_differs():
 
 @pytest.mark.parametrize(
     ("stated", "value", "expected"),
-    [("65", 64.68, "matches"), ("89", 89.83, "rounded"), ("1.67", 5 / 3, "matches"),
-     ("7/3", 2.3333, "rounded"), ("100", 150, "differs"), ("0.6", 0.6, "matches")],
+    [
+        ("65", 64.68, "matches"),
+        ("89", 89.83, "rounded"),
+        ("1.67", 5 / 3, "matches"),
+        ("7/3", 2.3333, "rounded"),
+        ("100", 150, "differs"),
+        ("0.6", 0.6, "matches"),
+    ],
 )
 def test_verdict_rule(stated, value, expected):
     assert verdict(stated, value) == expected

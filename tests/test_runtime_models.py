@@ -30,8 +30,7 @@ from infrabook.launches import article_launch_counts, launch_counts
 
 def test_article_launches():
     got = [(c.name, c.host_submissions, c.kernels) for c in article_launch_counts()]
-    assert got == [("eager", 18, 18), ("graph", 3, 18), ("fused", 15, 15),
-                   ("fused+graph", 3, 15)]
+    assert got == [("eager", 18, 18), ("graph", 3, 18), ("fused", 15, 15), ("fused+graph", 3, 15)]
 
 
 @given(st.integers(1, 100), st.integers(1, 50), st.data())
@@ -87,9 +86,12 @@ def test_mfu_range(mfu, ok):
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("", "cannot read call ''"), ("256x", "cannot read call '256x'"),
-     ("0x8", "rows must be a positive integer, got 0"),
-     ("256x-1", "count must be a positive integer, got -1")],
+    [
+        ("", "cannot read call ''"),
+        ("256x", "cannot read call '256x'"),
+        ("0x8", "rows must be a positive integer, got 0"),
+        ("256x-1", "count must be a positive integer, got -1"),
+    ],
 )
 def test_bad_calls(text, message):
     with pytest.raises(ValueError, match=message):
@@ -103,8 +105,11 @@ def test_group_time_rejects_bad_rates():
         group_time_ms(10, 1.0, 0)
 
 
-ARTICLE_LINES = [Line("generic", 100, 17.0), Line("bucketed", 400, 12.4),
-                 Line("specialised", 900, 6.8)]
+ARTICLE_LINES = [
+    Line("generic", 100, 17.0),
+    Line("bucketed", 400, 12.4),
+    Line("specialised", 900, 6.8),
+]
 
 
 def test_article_crossovers():
@@ -135,8 +140,7 @@ def test_regimes_are_the_lower_envelope():
         assert best_at(ARTICLE_LINES, probe).name == g.best
 
 
-@given(st.lists(st.tuples(st.integers(0, 2000), st.integers(1, 400)), min_size=2,
-                max_size=5))
+@given(st.lists(st.tuples(st.integers(0, 2000), st.integers(1, 400)), min_size=2, max_size=5))
 def test_regimes_agree_with_brute_force(params):
     lines = [Line(f"s{i}", p, t / 10) for i, (p, t) in enumerate(params)]
     regs = regimes(lines)
@@ -162,9 +166,13 @@ def test_regimes_accept_parallel_lines():
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("a:1", "expected NAME:PREP_MS:RUN_MS"), ("a:x:1", "must be numbers"),
-     ("a:1:0", "run_ms of 'a' must be finite and > 0"),
-     ("a:nan:1", "prep_ms of 'a' must be finite"), (":1:1", "non-empty name")],
+    [
+        ("a:1", "expected NAME:PREP_MS:RUN_MS"),
+        ("a:x:1", "must be numbers"),
+        ("a:1:0", "run_ms of 'a' must be finite and > 0"),
+        ("a:nan:1", "prep_ms of 'a' must be finite"),
+        (":1:1", "non-empty name"),
+    ],
 )
 def test_bad_strategies(text, message):
     with pytest.raises(ValueError, match=message):

@@ -21,12 +21,16 @@ def test_link_check_finds_missing_files_and_anchors(tmp_path):
     (tmp_path / "a.html").write_text(
         '<h1 id="top">A</h1><a href="b.html#here">ok</a><a href="b.html#gone">x</a>'
         '<a href="c.html">x</a><img src="img.png"><a href="https://example.org/">ext</a>'
-        '<a href="#top">self</a>', encoding="utf-8")
+        '<a href="#top">self</a>',
+        encoding="utf-8",
+    )
     (tmp_path / "b.html").write_text('<p id="here">B</p>', encoding="utf-8")
     broken, external = links.check(tmp_path)
-    assert sorted(broken) == ["a.html: b.html#gone (no such anchor)",
-                              "a.html: c.html (no such file)",
-                              "a.html: img.png (no such file)"]
+    assert sorted(broken) == [
+        "a.html: b.html#gone (no such anchor)",
+        "a.html: c.html (no such file)",
+        "a.html: img.png (no such file)",
+    ]
     assert external == {"https://example.org/"}
 
 
@@ -43,15 +47,20 @@ def test_execution_check_flags_unrun_cells_and_errors(tmp_path):
         (docs / f"{name}.md").write_text("```{code-cell} ipython3\n1\n```\n", encoding="utf-8")
     cell = {"cell_type": "code", "source": "1", "metadata": {}}
     notebooks = {
-        "ok": [cell | {"execution_count": 1, "outputs": []},
-               {"cell_type": "code", "source": "  ", "execution_count": None, "outputs": []}],
+        "ok": [
+            cell | {"execution_count": 1, "outputs": []},
+            {"cell_type": "code", "source": "  ", "execution_count": None, "outputs": []},
+        ],
         "unrun": [cell | {"execution_count": None, "outputs": []}],
-        "failed": [cell | {"execution_count": 1,
-                           "outputs": [{"output_type": "error", "ename": "ValueError"}]}],
+        "failed": [
+            cell
+            | {"execution_count": 1, "outputs": [{"output_type": "error", "ename": "ValueError"}]}
+        ],
     }
     for name, cells in notebooks.items():
         (build / "jupyter_execute" / f"{name}.ipynb").write_text(
-            json.dumps(_notebook(cells)), encoding="utf-8")
+            json.dumps(_notebook(cells)), encoding="utf-8"
+        )
     found = check.problems(docs, build)
     assert len(found) == 3
     assert any("unrun.md: code cell 0 was not executed" in p for p in found)

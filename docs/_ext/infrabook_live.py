@@ -77,7 +77,7 @@ def calculator_html(name: str) -> str:
         f'<p class="live-title">{html.escape(calc.title)}</p>'
         f'<form class="live-form" novalidate>{fields}</form>'
         f'<div class="live-bar"><button type="button" class="live-enable">'
-        f'{html.escape(text("live.ui.enable"))}</button>'
+        f"{html.escape(text('live.ui.enable'))}</button>"
         f'<p class="live-status" role="status">{html.escape(text("live.ui.static"))}</p></div>'
         f'<p class="live-form-error" role="alert"></p>'
         f'<div class="live-output" aria-live="polite">{result["html"]}</div>'
@@ -109,8 +109,9 @@ def _depart(self: object, node: nodes.Element) -> None:
     pass
 
 
-def _add_script(app: Sphinx, pagename: str, templatename: str, context: dict,
-                doctree: nodes.document | None) -> None:
+def _add_script(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: nodes.document | None
+) -> None:
     if doctree is not None and any(doctree.findall(live_calc)):
         app.add_js_file("live/live-check.js")
         app.add_js_file("live/live.js", type="module")
@@ -123,8 +124,19 @@ def _build_wheel(app: Sphinx, exception: Exception | None) -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
-            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-             "--quiet", "--disable-pip-version-check", "-w", tmp, str(ROOT)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-w",
+                tmp,
+                str(ROOT),
+            ],
             check=True,
         )
         (wheel,) = Path(tmp).glob("infrabook-*.whl")

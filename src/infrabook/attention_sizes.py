@@ -9,6 +9,7 @@ real tiles exceed by a factor of about L / block_q on K and V.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from infrabook import config

@@ -185,9 +185,16 @@ def _useful_mfu(claim: dict) -> Recomputed:
     sc = article_bucketing()
     bucketed = _costs()[1]
     useful = bucketed.useful_mfu(sc.implied_peak_tflops("article"))
-    return Recomputed(useful * 100, text(
-        "audit.note.bucketing_mfu", stated=claim["stated"], useful=useful,
-        peak=sc.peak_tflops, useful_peak=bucketed.useful_mfu(sc.peak_tflops)))
+    return Recomputed(
+        useful * 100,
+        text(
+            "audit.note.bucketing_mfu",
+            stated=claim["stated"],
+            useful=useful,
+            peak=sc.peak_tflops,
+            useful_peak=bucketed.useful_mfu(sc.peak_tflops),
+        ),
+    )
 
 
 @cache

@@ -246,8 +246,11 @@ class BucketingScenario:
         """
         if rates not in ("article", "peak"):
             raise ValueError(f"rates must be 'article' or 'peak', got {rates!r}")
-        stated = {s.article_rate_tflops / s.mfu for s in self.strategies
-                  if s.article_rate_tflops is not None}
+        stated = {
+            s.article_rate_tflops / s.mfu
+            for s in self.strategies
+            if s.article_rate_tflops is not None
+        }
         if rates == "peak" or not stated:
             return self.peak_tflops
         if len(stated) != 1:
@@ -272,13 +275,14 @@ class BucketingScenario:
         names = [s.name for s in self.strategies]
         for name in mfus:
             if name not in names:
-                raise ValueError(
-                    f"unknown strategy {name!r}: expected one of {', '.join(names)}"
-                )
-        return replace(self, strategies=tuple(
-            replace(s, mfu=mfus.get(s.name, s.mfu), article_rate_tflops=None)
-            for s in self.strategies
-        ))
+                raise ValueError(f"unknown strategy {name!r}: expected one of {', '.join(names)}")
+        return replace(
+            self,
+            strategies=tuple(
+                replace(s, mfu=mfus.get(s.name, s.mfu), article_rate_tflops=None)
+                for s in self.strategies
+            ),
+        )
 
     def costs(self, rates: str = "article") -> tuple[StrategyCost, ...]:
         """Each strategy's cost, at the article's stated rates (``"article"``) or at
@@ -302,8 +306,9 @@ class BucketingScenario:
         return tuple(out)
 
 
-def cost_lines(costs: Sequence[StrategyCost], digits: int | None = None,
-               label: bool = False) -> list[Line]:
+def cost_lines(
+    costs: Sequence[StrategyCost], digits: int | None = None, label: bool = False
+) -> list[Line]:
     """The T_total = P + n*T_run line of each strategy, its time per group rounded to
     ``digits`` decimals if given (the article rounds to 0.1 ms); named by ``label`` (the
     article's Chinese name) or by ``name``.
@@ -312,8 +317,11 @@ def cost_lines(costs: Sequence[StrategyCost], digits: int | None = None,
     [17.0, 12.4, 6.8]
     """
     return [
-        Line(c.strategy.label if label else c.strategy.name, c.strategy.prep_ms,
-             c.time_ms if digits is None else round(c.time_ms, digits))
+        Line(
+            c.strategy.label if label else c.strategy.name,
+            c.strategy.prep_ms,
+            c.time_ms if digits is None else round(c.time_ms, digits),
+        )
         for c in costs
     ]
 

@@ -98,36 +98,63 @@ def _cmd_fusion(args: argparse.Namespace) -> Any:
     graph = activation_chain(args.rows, args.cols, args.dtype, args.quant_dtype)
     ranked = rank_plans(graph)
     rows: list[tuple[object, ...]] = [("plan", "kernels", "traffic MiB", "peak MiB")]
-    rows += [(r.label, r.accounting.kernel_count, f"{mib(r.accounting.traffic):g}",
-              f"{mib(r.accounting.peak_live_bytes):g}") for r in ranked]
+    rows += [
+        (
+            r.label,
+            r.accounting.kernel_count,
+            f"{mib(r.accounting.traffic):g}",
+            f"{mib(r.accounting.peak_live_bytes):g}",
+        )
+        for r in ranked
+    ]
     detail = [("kernel", "reads", "writes", "read MiB", "written MiB")]
     for r in (ranked[-1], ranked[0]):
-        detail += [(k.name, ",".join(k.reads), ",".join(k.writes), f"{mib(k.bytes_read):g}",
-                    f"{mib(k.bytes_written):g}") for k in r.accounting.kernels]
-    data = [{"plan": r.label, "kernels": [asdict(k) for k in r.accounting.kernels],
-             "traffic_bytes": r.accounting.traffic,
-             "peak_live_bytes": r.accounting.peak_live_bytes} for r in ranked]
+        detail += [
+            (
+                k.name,
+                ",".join(k.reads),
+                ",".join(k.writes),
+                f"{mib(k.bytes_read):g}",
+                f"{mib(k.bytes_written):g}",
+            )
+            for k in r.accounting.kernels
+        ]
+    data = [
+        {
+            "plan": r.label,
+            "kernels": [asdict(k) for k in r.accounting.kernels],
+            "traffic_bytes": r.accounting.traffic,
+            "peak_live_bytes": r.accounting.peak_live_bytes,
+        }
+        for r in ranked
+    ]
     return data, text_table(rows) + "\n\n" + text_table(detail)
 
 
 def _cmd_attention(args: argparse.Namespace) -> Any:
     a = attention_sizes(args.seq_len, args.head_dim, args.dtype, args.score_dtype)
-    f = flash_traffic(args.seq_len, args.head_dim, args.dtype, args.block_q, args.block_k,
-                      args.causal)
-    data = {"qkvo_bytes": a.qkvo_bytes, "score_bytes": a.score_bytes,
-            "io_traffic_bytes": a.io_traffic,
-            "standard_intermediate_traffic_bytes": a.intermediate_traffic,
-            "standard_traffic_bytes": a.standard_traffic,
-            "flash": asdict(f) | {"total": f.total}}
-    text = text_table([
-        ("quantity", "MiB"),
-        ("Q / K / V / O (each)", f"{mib(a.qkvo_bytes):g}"),
-        ("S / P (each)", f"{mib(a.score_bytes):g}"),
-        ("standard: Q,K,V read + O write", f"{mib(a.io_traffic):g}"),
-        ("standard: S, P written and read", f"{mib(a.intermediate_traffic):g}"),
-        (f"flash ({f.query_tiles} query tiles of {args.block_q}): total", f"{mib(f.total):g}"),
-        ("flash: K and V reads", f"{mib(f.kv_bytes):g}"),
-    ])
+    f = flash_traffic(
+        args.seq_len, args.head_dim, args.dtype, args.block_q, args.block_k, args.causal
+    )
+    data = {
+        "qkvo_bytes": a.qkvo_bytes,
+        "score_bytes": a.score_bytes,
+        "io_traffic_bytes": a.io_traffic,
+        "standard_intermediate_traffic_bytes": a.intermediate_traffic,
+        "standard_traffic_bytes": a.standard_traffic,
+        "flash": asdict(f) | {"total": f.total},
+    }
+    text = text_table(
+        [
+            ("quantity", "MiB"),
+            ("Q / K / V / O (each)", f"{mib(a.qkvo_bytes):g}"),
+            ("S / P (each)", f"{mib(a.score_bytes):g}"),
+            ("standard: Q,K,V read + O write", f"{mib(a.io_traffic):g}"),
+            ("standard: S, P written and read", f"{mib(a.intermediate_traffic):g}"),
+            (f"flash ({f.query_tiles} query tiles of {args.block_q}): total", f"{mib(f.total):g}"),
+            ("flash: K and V reads", f"{mib(f.kv_bytes):g}"),
+        ]
+    )
     return data, text
 
 
@@ -141,11 +168,22 @@ def _cmd_softmax(args: argparse.Namespace) -> Any:
         steps = []
     result = float(steps[-1].state.result) if steps else math.inf
     if not math.isfinite(result):
-        raise ValueError(f"the weighted sum of --values {args.values!r} overflows float64 "
-                         f"(largest {sys.float_info.max:.3g}): expected smaller values")
+        raise ValueError(
+            f"the weighted sum of --values {args.values!r} overflows float64 "
+            f"(largest {sys.float_info.max:.3g}): expected smaller values"
+        )
     rows: list[tuple[object, ...]] = [("block", "scores", "m", "l", "u", "r")]
-    rows += [(s.index, ",".join(f"{x:g}" for x in s.scores), f"{s.state.m:.6g}",
-              f"{s.state.l:.6g}", f"{float(s.state.u):.6g}", f"{float(s.r):.6g}") for s in steps]
+    rows += [
+        (
+            s.index,
+            ",".join(f"{x:g}" for x in s.scores),
+            f"{s.state.m:.6g}",
+            f"{s.state.l:.6g}",
+            f"{float(s.state.u):.6g}",
+            f"{float(s.r):.6g}",
+        )
+        for s in steps
+    ]
     data = {"steps": [asdict(s) for s in steps], "result": result}
     return data, text_table(rows) + f"\nresult u/l = {result:.6g}"
 
@@ -159,8 +197,13 @@ def _cmd_launches(args: argparse.Namespace) -> Any:
 
 def _scenario_for(args: argparse.Namespace) -> BucketingScenario:
     base = article_bucketing()
-    sc = BucketingScenario(parse_calls(args.rows), check_buckets(_ints(args.buckets)),
-                           base.peak_tflops, base.flop_per_row, base.strategies)
+    sc = BucketingScenario(
+        parse_calls(args.rows),
+        check_buckets(_ints(args.buckets)),
+        base.peak_tflops,
+        base.flop_per_row,
+        base.strategies,
+    )
     return sc.with_mfus(parse_mfus(args.mfu)) if args.mfu else sc
 
 
@@ -170,15 +213,33 @@ def _cmd_buckets(args: argparse.Namespace) -> Any:
     peak = sc.implied_peak_tflops(args.rates)
     keys = ("strategy", "rows", "padding", "executed", "useful", "rate", "time", "prep")
     rows: list[tuple[object, ...]] = [tuple(labels.text(f"buckets.col.{k}") for k in keys)]
-    rows += [(labels.text(f"strategy.{c.strategy.name}"), c.executed_rows,
-              f"{c.padding_fraction:+.1%}", f"{c.executed_utilisation(peak):.1%}",
-              f"{c.useful_mfu(peak):.1%}", f"{c.rate_tflops:g}", f"{c.time_ms:.2f}",
-              f"{c.strategy.prep_ms:g}") for c in costs]
-    assumed = labels.text("buckets.assumed", peak=f"{peak:g}", mfus=",".join(
-        f"{s.name}={s.mfu:g}" for s in sc.strategies))
-    data = [asdict(c) | {"padding_fraction": c.padding_fraction,
-                         "executed_utilisation": c.executed_utilisation(peak),
-                         "useful_mfu": c.useful_mfu(peak)} for c in costs]
+    rows += [
+        (
+            labels.text(f"strategy.{c.strategy.name}"),
+            c.executed_rows,
+            f"{c.padding_fraction:+.1%}",
+            f"{c.executed_utilisation(peak):.1%}",
+            f"{c.useful_mfu(peak):.1%}",
+            f"{c.rate_tflops:g}",
+            f"{c.time_ms:.2f}",
+            f"{c.strategy.prep_ms:g}",
+        )
+        for c in costs
+    ]
+    assumed = labels.text(
+        "buckets.assumed",
+        peak=f"{peak:g}",
+        mfus=",".join(f"{s.name}={s.mfu:g}" for s in sc.strategies),
+    )
+    data = [
+        asdict(c)
+        | {
+            "padding_fraction": c.padding_fraction,
+            "executed_utilisation": c.executed_utilisation(peak),
+            "useful_mfu": c.useful_mfu(peak),
+        }
+        for c in costs
+    ]
     return data, text_table(rows) + "\n\n" + assumed
 
 
@@ -189,18 +250,29 @@ def _cmd_crossover(args: argparse.Namespace) -> Any:
         lines = cost_lines(article_bucketing().costs("article"), digits=1)
     cross = pairwise(lines)
     regs = regimes(lines)
-    text = text_table([("a", "b", "equal cost at r")] +
-                  [(c.a, c.b, f"{c.runs:.1f}") for c in cross])
-    text += "\n\n" + text_table([("runs from", "to", "cheapest")] +
-                            [(f"{g.start:.1f}", f"{g.end:.1f}", g.best) for g in regs])
+    text = text_table(
+        [("a", "b", "equal cost at r")] + [(c.a, c.b, f"{c.runs:.1f}") for c in cross]
+    )
+    text += "\n\n" + text_table(
+        [("runs from", "to", "cheapest")]
+        + [(f"{g.start:.1f}", f"{g.end:.1f}", g.best) for g in regs]
+    )
     return {"crossings": cross, "regimes": regs}, text
 
 
 def _cmd_audit(args: argparse.Namespace) -> Any:
     rows = audit()
     table = [("section", "claim", "stated", "recomputed", "verdict")]
-    table += [(r.section, r.id, f"{r.stated} {r.unit}".strip(),
-               f"{r.recomputed_text} {r.recomputed_unit}".strip(), r.verdict) for r in rows]
+    table += [
+        (
+            r.section,
+            r.id,
+            f"{r.stated} {r.unit}".strip(),
+            f"{r.recomputed_text} {r.recomputed_unit}".strip(),
+            r.verdict,
+        )
+        for r in rows
+    ]
     notes = [f"{r.id}: {r.note}" for r in rows if r.note]
     return rows, text_table(table) + "\n\nnotes:\n" + "\n".join(notes)
 
@@ -225,8 +297,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rows", type=int, default=chain["rows"])
     p.add_argument("--cols", type=int, default=chain["cols"])
     p.add_argument("--dtype", choices=dtypes, default=chain["dtype"])
-    p.add_argument("--quant-dtype", choices=("int8", "fp8"), default=None,
-                   help="add the 1-byte quantisation step")
+    p.add_argument(
+        "--quant-dtype",
+        choices=("int8", "fp8"),
+        default=None,
+        help="add the 1-byte quantisation step",
+    )
     p = command("attention", _cmd_attention, "standard vs FlashAttention sizes and traffic")
     p.add_argument("--seq-len", type=int, default=att["seq_len"])
     p.add_argument("--head-dim", type=int, default=att["head_dim"])
@@ -244,17 +320,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kernels-per-run", type=int, default=gr["kernels_per_run"])
     p.add_argument("--fused-kernels-per-run", type=int, default=gr["fused_kernels_per_run"])
     p = command("buckets", _cmd_buckets, "rows, padding and time of each shape strategy")
-    p.add_argument("--rows", default=",".join(f"{r}x{n}" if n > 1 else str(r)
-                                              for r, n in bk["calls"]))
+    p.add_argument(
+        "--rows", default=",".join(f"{r}x{n}" if n > 1 else str(r) for r, n in bk["calls"])
+    )
     p.add_argument("--buckets", default=",".join(str(b) for b in bk["buckets"]))
-    p.add_argument("--rates", choices=("article", "peak"), default="article",
-                   help="the article's stated rates, or MFU x the unrounded peak")
-    p.add_argument("--mfu", metavar="NAME=FRACTION,...", default=None,
-                   help="assumed executed utilisation per strategy, padding included "
-                        "(default: the article's generic=0.2,bucketed=0.4,specialised=0.5)")
+    p.add_argument(
+        "--rates",
+        choices=("article", "peak"),
+        default="article",
+        help="the article's stated rates, or MFU x the unrounded peak",
+    )
+    p.add_argument(
+        "--mfu",
+        metavar="NAME=FRACTION,...",
+        default=None,
+        help="assumed executed utilisation per strategy, padding included "
+        "(default: the article's generic=0.2,bucketed=0.4,specialised=0.5)",
+    )
     p = command("crossover", _cmd_crossover, "where T = P + r*T lines cross")
-    p.add_argument("--strategy", action="append", metavar="NAME:PREP_MS:RUN_MS",
-                   help="repeatable; default: the article's three strategies")
+    p.add_argument(
+        "--strategy",
+        action="append",
+        metavar="NAME:PREP_MS:RUN_MS",
+        help="repeatable; default: the article's three strategies",
+    )
     command("audit", _cmd_audit, "every numeric claim of the article, recomputed")
     return parser
 

@@ -98,45 +98,91 @@ NAME = Expect("a non-empty string", lambda v: isinstance(v, str) and v.strip() !
 STRING = Expect("a string", lambda v: isinstance(v, str))
 BOOL = Expect("true or false", lambda v: isinstance(v, bool))
 NUMERAL = Expect('a number or fraction written as a string, e.g. "24" or "7/3"', _is_numeral)
-CALL = Expect("a [rows, count] pair of positive integers",
-              lambda v: isinstance(v, list) and len(v) == 2 and all(POSITIVE_INT.ok(x) for x in v))
+CALL = Expect(
+    "a [rows, count] pair of positive integers",
+    lambda v: isinstance(v, list) and len(v) == 2 and all(POSITIVE_INT.ok(x) for x in v),
+)
 VALUE_DTYPE = one_of("fp32", "fp16", "bf16")
 FIGURE = {"value": Optional(POSITIVE), "source": NAME}
 
 SCHEMAS: dict[str, Schema] = {
     "scenarios.toml": {
-        "ffn_chain": {"rows": POSITIVE_INT, "cols": POSITIVE_INT, "dtype": VALUE_DTYPE,
-                      "quant_dtype": one_of("int8", "fp8")},
-        "attention": {"seq_len": POSITIVE_INT, "head_dim": POSITIVE_INT, "dtype": VALUE_DTYPE,
-                      "score_dtype": VALUE_DTYPE, "block_q": POSITIVE_INT,
-                      "block_k": POSITIVE_INT},
-        "online_softmax": {"score_exps": ListOf(POSITIVE), "values": ListOf(NUMBER),
-                           "block": POSITIVE_INT},
-        "graph_replay": {"runs": POSITIVE_INT, "kernels_per_run": POSITIVE_INT,
-                         "fused_kernels_per_run": POSITIVE_INT},
+        "ffn_chain": {
+            "rows": POSITIVE_INT,
+            "cols": POSITIVE_INT,
+            "dtype": VALUE_DTYPE,
+            "quant_dtype": one_of("int8", "fp8"),
+        },
+        "attention": {
+            "seq_len": POSITIVE_INT,
+            "head_dim": POSITIVE_INT,
+            "dtype": VALUE_DTYPE,
+            "score_dtype": VALUE_DTYPE,
+            "block_q": POSITIVE_INT,
+            "block_k": POSITIVE_INT,
+        },
+        "online_softmax": {
+            "score_exps": ListOf(POSITIVE),
+            "values": ListOf(NUMBER),
+            "block": POSITIVE_INT,
+        },
+        "graph_replay": {
+            "runs": POSITIVE_INT,
+            "kernels_per_run": POSITIVE_INT,
+            "fused_kernels_per_run": POSITIVE_INT,
+        },
         "bucketing": {
-            "calls": ListOf(CALL), "buckets": ListOf(POSITIVE_INT), "peak_tflops": POSITIVE,
-            "peak_device": NAME, "d_model": POSITIVE_INT, "d_ff": POSITIVE_INT,
+            "calls": ListOf(CALL),
+            "buckets": ListOf(POSITIVE_INT),
+            "peak_tflops": POSITIVE,
+            "peak_device": NAME,
+            "d_model": POSITIVE_INT,
+            "d_ff": POSITIVE_INT,
             "flop_per_row_factor": POSITIVE_INT,
-            "strategies": ListOf({"name": NAME, "article_rate_tflops": Optional(POSITIVE),
-                                  "label": NAME, "bucketed": BOOL, "mfu": FRACTION,
-                                  "prep_ms": NON_NEGATIVE}),
+            "strategies": ListOf(
+                {
+                    "name": NAME,
+                    "article_rate_tflops": Optional(POSITIVE),
+                    "label": NAME,
+                    "bucketed": BOOL,
+                    "mfu": FRACTION,
+                    "prep_ms": NON_NEGATIVE,
+                }
+            ),
         },
     },
     "hardware.toml": {
-        "devices": MapOf({"name": NAME, "bf16_dense_tflops": FIGURE, "dram_tb_s": FIGURE,
-                          "l2_mib": FIGURE, "smem_per_sm_kib": FIGURE, "sm_count": FIGURE}),
+        "devices": MapOf(
+            {
+                "name": NAME,
+                "bf16_dense_tflops": FIGURE,
+                "dram_tb_s": FIGURE,
+                "l2_mib": FIGURE,
+                "smem_per_sm_kib": FIGURE,
+                "sm_count": FIGURE,
+            }
+        ),
     },
     "claims.toml": {
-        "claim": ListOf({"id": NAME, "section": NAME, "text": NAME, "stated": NUMERAL,
-                         "unit": STRING}),
+        "claim": ListOf(
+            {"id": NAME, "section": NAME, "text": NAME, "stated": NUMERAL, "unit": STRING}
+        ),
     },
     "bench_targets.toml": {
-        "target": ListOf({"id": NAME, "experiment": NAME, "description": NAME,
-                          "threshold": NUMBER, "comparison": one_of(">=", "<="),
-                          "unit": STRING, "seq_len": Optional(POSITIVE_INT),
-                          "head_dim": Optional(POSITIVE_INT), "dtype": Optional(VALUE_DTYPE),
-                          "device": Optional(NAME)}),
+        "target": ListOf(
+            {
+                "id": NAME,
+                "experiment": NAME,
+                "description": NAME,
+                "threshold": NUMBER,
+                "comparison": one_of(">=", "<="),
+                "unit": STRING,
+                "seq_len": Optional(POSITIVE_INT),
+                "head_dim": Optional(POSITIVE_INT),
+                "dtype": Optional(VALUE_DTYPE),
+                "device": Optional(NAME),
+            }
+        ),
     },
 }
 
@@ -185,20 +231,29 @@ def _relations(name: str, data: dict[str, Any], path: Path) -> None:
     if name == "scenarios.toml":
         sm, gr, bk = data["online_softmax"], data["graph_replay"], data["bucketing"]
         if len(sm["values"]) != len(sm["score_exps"]):
-            raise _fail(path, "online_softmax.values",
-                        f"as many entries as score_exps ({len(sm['score_exps'])})",
-                        str(len(sm["values"])))
+            raise _fail(
+                path,
+                "online_softmax.values",
+                f"as many entries as score_exps ({len(sm['score_exps'])})",
+                str(len(sm["values"])),
+            )
         if gr["fused_kernels_per_run"] > gr["kernels_per_run"]:
-            raise _fail(path, "graph_replay.fused_kernels_per_run",
-                        f"at most kernels_per_run ({gr['kernels_per_run']})",
-                        str(gr["fused_kernels_per_run"]))
+            raise _fail(
+                path,
+                "graph_replay.fused_kernels_per_run",
+                f"at most kernels_per_run ({gr['kernels_per_run']})",
+                str(gr["fused_kernels_per_run"]),
+            )
         _distinct(path, "bucketing.buckets", bk["buckets"])
         _distinct(path, "bucketing.strategies[].name", [s["name"] for s in bk["strategies"]])
         largest_call = max(rows for rows, _ in bk["calls"])
         if max(bk["buckets"]) < largest_call:
-            raise _fail(path, "bucketing.buckets",
-                        f"a bucket that holds the largest call ({largest_call} rows)",
-                        repr(bk["buckets"]))
+            raise _fail(
+                path,
+                "bucketing.buckets",
+                f"a bucket that holds the largest call ({largest_call} rows)",
+                repr(bk["buckets"]),
+            )
     elif name == "claims.toml":
         _distinct(path, "claim[].id", [c["id"] for c in data["claim"]])
     elif name == "bench_targets.toml":
@@ -215,8 +270,10 @@ def validate(name: str, data: dict[str, Any], path: Path) -> dict[str, Any]:
     infrabook.conf_schema.ConfError: s.toml: ffn_chain.rows: expected a positive integer, got -3
     """
     if name not in SCHEMAS:
-        raise ConfError(f"{path}: no schema for a conf file named {name!r}: "
-                        f"expected one of {', '.join(SCHEMAS)}")
+        raise ConfError(
+            f"{path}: no schema for a conf file named {name!r}: "
+            f"expected one of {', '.join(SCHEMAS)}"
+        )
     _walk(SCHEMAS[name], data, "", path)
     _relations(name, data, path)
     return data

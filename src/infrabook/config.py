@@ -18,8 +18,18 @@ from typing import Any
 
 from infrabook.conf_schema import ConfError, validate
 
-__all__ = ["ConfError", "Device", "Figure", "bench_targets", "check_all", "claims",
-           "conf_dir", "device", "devices", "scenarios"]
+__all__ = [
+    "ConfError",
+    "Device",
+    "Figure",
+    "bench_targets",
+    "check_all",
+    "claims",
+    "conf_dir",
+    "device",
+    "devices",
+    "scenarios",
+]
 
 
 def conf_dir() -> Path:
@@ -44,8 +54,10 @@ def _load(name: str, folder: Path) -> dict[str, Any]:
         with path.open("rb") as fh:
             data = tomllib.load(fh)
     except FileNotFoundError:
-        raise ConfError(f"{path}: file not found: expected the conf file {name} there "
-                        "(is INFRABOOK_CONF set to the right folder?)") from None
+        raise ConfError(
+            f"{path}: file not found: expected the conf file {name} there "
+            "(is INFRABOOK_CONF set to the right folder?)"
+        ) from None
     except (OSError, UnicodeDecodeError) as err:
         raise ConfError(f"{path}: cannot be read: {err}") from None
     except tomllib.TOMLDecodeError as err:
@@ -63,8 +75,10 @@ def scenarios() -> dict[str, Any]:
     peak_device = data["bucketing"]["peak_device"]
     known = _load("hardware.toml", conf_dir())["devices"]
     if peak_device not in known:
-        raise ConfError(f"{conf_dir() / 'scenarios.toml'}: bucketing.peak_device: expected a "
-                        f"device of hardware.toml ({', '.join(known)}), got {peak_device!r}")
+        raise ConfError(
+            f"{conf_dir() / 'scenarios.toml'}: bucketing.peak_device: expected a "
+            f"device of hardware.toml ({', '.join(known)}), got {peak_device!r}"
+        )
     return data
 
 
@@ -135,9 +149,20 @@ def devices() -> dict[str, Device]:
         key: Device(
             key=key,
             name=d["name"],
-            **{f: _figure(d[f]) for f in
-               ("bf16_dense_tflops", "dram_tb_s", "l2_mib", "smem_per_sm_kib", "sm_count",
-                "fp32_tflops", "l2_tb_s", "regs_per_sm_kib", "dram_gb")},
+            **{
+                f: _figure(d[f])
+                for f in (
+                    "bf16_dense_tflops",
+                    "dram_tb_s",
+                    "l2_mib",
+                    "smem_per_sm_kib",
+                    "sm_count",
+                    "fp32_tflops",
+                    "l2_tb_s",
+                    "regs_per_sm_kib",
+                    "dram_gb",
+                )
+            },
         )
         for key, d in raw.items()
     }

@@ -93,7 +93,7 @@ def pairwise(lines: Sequence[Line]) -> tuple[Crossing, ...]:
     return tuple(
         Crossing(a.name, b.name, crossover(a, b))
         for i, a in enumerate(checked)
-        for b in checked[i + 1:]
+        for b in checked[i + 1 :]
     )
 
 
@@ -138,7 +138,7 @@ def regimes(lines: Sequence[Line]) -> tuple[Regime, ...]:
         | {
             crossover(a, b)
             for i, a in enumerate(checked)
-            for b in checked[i + 1:]
+            for b in checked[i + 1 :]
             if a.run_ms != b.run_ms and crossover(a, b) > 0
         }
     )

@@ -261,7 +261,8 @@ def account(graph: Graph, plan: Plan) -> Accounting:
                     reads.append(t)
             writes.extend(t for t in op.outputs if in_memory(t))
         live = tuple(
-            t.name for t in graph.tensors
+            t.name
+            for t in graph.tensors
             if in_memory(t.name) and first_live[t.name] <= k <= last_live[t.name]
         )
         size = {t.name: t.nbytes for t in graph.tensors}
@@ -300,4 +301,3 @@ def element_ops(graph: Graph, plan: Plan) -> int:
         for name in group
         for t in by_name[name].outputs
     )
-

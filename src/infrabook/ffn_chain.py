@@ -11,9 +11,7 @@ from infrabook.checks import check_positive_int
 from infrabook.dataflow import Graph, Op, Tensor
 
 
-def activation_chain(
-    rows: int, cols: int, dtype: str, quant_dtype: str | None = None
-) -> Graph:
+def activation_chain(rows: int, cols: int, dtype: str, quant_dtype: str | None = None) -> Graph:
     """G, U -> T = SiLU(G) -> Z = T * U, and with ``quant_dtype`` a last step Z -> Q.
 
     >>> g = activation_chain(1024, 12288, "bf16", "int8")

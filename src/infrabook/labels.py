@@ -102,21 +102,30 @@ _LABELS: dict[str, tuple[str, str]] = {
     "fig.fusion.total_traffic": ("总流量", "total traffic"),
     "fig.fusion.traffic_tick": ("流量", "traffic"),
     "fig.fusion.peak_live": ("驻留峰值", "peak live"),
-    "fig.fusion.panel_title": ("{plan}\n流量 {traffic} MiB，峰值 {peak} MiB",
-                               "{plan}\ntraffic {traffic} MiB, peak {peak} MiB"),
+    "fig.fusion.panel_title": (
+        "{plan}\n流量 {traffic} MiB，峰值 {peak} MiB",
+        "{plan}\ntraffic {traffic} MiB, peak {peak} MiB",
+    ),
     "fig.fusion.step": ("kernel 步骤", "kernel step"),
-    "fig.attention.flash": ("FlashAttention，block_q={block_q}",
-                            "FlashAttention, block_q={block_q}"),
-    "fig.attention.flash_causal": ("FlashAttention 因果，block_k={block_k}",
-                                   "FlashAttention causal, block_k={block_k}"),
-    "fig.attention.ideal": ("理想：Q、K、V、O 各一次（4 L d）",
-                            "ideal: Q, K, V, O once (4 L d)"),
-    "fig.attention.standard": ("标准：输入输出 + S、P 写回再读",
-                               "standard: I/O + S, P write and read"),
+    "fig.attention.flash": (
+        "FlashAttention，block_q={block_q}",
+        "FlashAttention, block_q={block_q}",
+    ),
+    "fig.attention.flash_causal": (
+        "FlashAttention 因果，block_k={block_k}",
+        "FlashAttention causal, block_k={block_k}",
+    ),
+    "fig.attention.ideal": ("理想：Q、K、V、O 各一次（4 L d）", "ideal: Q, K, V, O once (4 L d)"),
+    "fig.attention.standard": (
+        "标准：输入输出 + S、P 写回再读",
+        "standard: I/O + S, P write and read",
+    ),
     "fig.attention.standard_sp": ("标准：仅 S、P", "standard: S, P only"),
     "fig.attention.length": ("序列长度 L（token）", "sequence length L (tokens)"),
-    "fig.attention.traffic": ("每个头的流量（MiB），d={d}，{dtype}",
-                              "traffic per head (MiB), d={d}, {dtype}"),
+    "fig.attention.traffic": (
+        "每个头的流量（MiB），d={d}，{dtype}",
+        "traffic per head (MiB), d={d}, {dtype}",
+    ),
     "fig.launch.host": ("主机提交（控制面）", "host submissions (control plane)"),
     "fig.launch.kernels": ("执行的 kernel（数据面）", "kernels executed (data plane)"),
     "fig.launch.count": ("每批运行的次数", "count per batch of runs"),
@@ -133,14 +142,20 @@ _LABELS: dict[str, tuple[str, str]] = {
     "fig.sweep.ratio": ("{b} / {g}", "{b} / {g}"),
     "fig.sweep.even": ("持平", "break-even"),
     "fig.sweep.loses": ("{b}更慢", "{b} loses"),
-    "fig.sweep.rows": ("每次调用的行数（各次调用同样大小）",
-                       "rows per call (all calls the same size)"),
+    "fig.sweep.rows": (
+        "每次调用的行数（各次调用同样大小）",
+        "rows per call (all calls the same size)",
+    ),
     "fig.sweep.ylabel": ("时间比 {b} / {g}", "time ratio {b} / {g}"),
-    "fig.tiles.persistent": ("常驻 kernel（{programs} 个程序）",
-                             "persistent ({programs} programs)"),
+    "fig.tiles.persistent": (
+        "常驻 kernel（{programs} 个程序）",
+        "persistent ({programs} programs)",
+    ),
     "fig.tiles.per_tile": ("每块一个程序（{tiles} 个程序）", "per tile ({tiles} programs)"),
-    "fig.tiles.xlabel": ("块编号（格中数字：计算该块的程序）",
-                         "tile index (cell text: the program that computes it)"),
+    "fig.tiles.xlabel": (
+        "块编号（格中数字：计算该块的程序）",
+        "tile index (cell text: the program that computes it)",
+    ),
     # ---- end of tables and figures ------------------------------------------------------
     #
     # ---- benchmark records (bench/) -----------------------------------------------------
@@ -407,8 +422,10 @@ _LABELS: dict[str, tuple[str, str]] = {
     "roofline.silu_separate": ("SiLU 链，分开执行", "SiLU chain, separate"),
     "roofline.silu_fused": ("SiLU 链，融合", "SiLU chain, fused"),
     "roofline.attention_standard": ("标准注意力", "standard attention"),
-    "roofline.attention_flash": ("FlashAttention（block_q={block_q}）",
-                                 "FlashAttention (block_q={block_q})"),
+    "roofline.attention_flash": (
+        "FlashAttention（block_q={block_q}）",
+        "FlashAttention (block_q={block_q})",
+    ),
     "roofline.gemm": ("FFN 矩阵乘，{rows} 行", "FFN GEMM, {rows} rows"),
     "roofline.roof_bf16": ("{device}：bf16 张量核心", "{device}: bf16 tensor cores"),
     "roofline.roof_fp32": ("{device}：FP32 标量单元", "{device}: FP32 non-tensor"),
@@ -444,9 +461,6 @@ _LABELS: dict[str, tuple[str, str]] = {
     "timeline.end": ("共 {value} μs", "{value} μs in all"),
     #
     # pages3: bucketing and crossovers
-    "strategy.generic": ("通用", "generic"),
-    "strategy.bucketed": ("分桶", "bucketed"),
-    "strategy.specialised": ("逐形状特化", "per-shape specialised"),
     "buckets.col.strategy": ("策略", "strategy"),
     "buckets.col.rows": ("执行行数", "rows executed"),
     "buckets.col.padding": ("补齐", "padding"),
@@ -473,15 +487,23 @@ _LABELS: dict[str, tuple[str, str]] = {
     # ---- end of calculators -------------------------------------------------------------
     #
     # ---- live calculators (live.py, docs/_ext/infrabook_live.py) ------------------------
-    "live.title.fusion": ("试一试：你的形状下每种融合方案的流量与峰值",
-                          "Try it: traffic and peak of every fusion plan for your shape"),
-    "live.title.attention": ("试一试：标准实现与分块 FlashAttention 的读写",
-                             "Try it: standard attention and tiled FlashAttention traffic"),
+    "live.title.fusion": (
+        "试一试：你的形状下每种融合方案的流量与峰值",
+        "Try it: traffic and peak of every fusion plan for your shape",
+    ),
+    "live.title.attention": (
+        "试一试：标准实现与分块 FlashAttention 的读写",
+        "Try it: standard attention and tiled FlashAttention traffic",
+    ),
     "live.title.softmax": ("试一试：自己走一遍在线 softmax", "Try it: online softmax by hand"),
-    "live.title.buckets": ("试一试：你的形状分布下的补齐、利用率、时间与交叉点",
-                           "Try it: padding, utilisation, time and crossovers for your shapes"),
-    "live.title.crossover": ("试一试：你的准备时间 P 与每次运行时间 T_run",
-                             "Try it: your preparation time P and run time T_run"),
+    "live.title.buckets": (
+        "试一试：你的形状分布下的补齐、利用率、时间与交叉点",
+        "Try it: padding, utilisation, time and crossovers for your shapes",
+    ),
+    "live.title.crossover": (
+        "试一试：你的准备时间 P 与每次运行时间 T_run",
+        "Try it: your preparation time P and run time T_run",
+    ),
     "live.field.rows": ("行数 rows", "rows"),
     "live.field.cols": ("列数 cols", "cols"),
     "live.field.dtype": ("数据类型", "dtype"),
@@ -495,34 +517,51 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live.field.scores": ("分数 s_i（逗号分隔）", "scores s_i (comma-separated)"),
     "live.field.values": ("值 v_i（逗号分隔）", "values v_i (comma-separated)"),
     "live.field.block": ("每块几个分数", "scores per block"),
-    "live.field.calls": ("一组调用的行数（256x8 表示 8 次 256 行）",
-                         "rows of a group of calls (256x8 means 8 calls of 256 rows)"),
+    "live.field.calls": (
+        "一组调用的行数（256x8 表示 8 次 256 行）",
+        "rows of a group of calls (256x8 means 8 calls of 256 rows)",
+    ),
     "live.field.buckets": ("桶的大小（逗号分隔）", "bucket sizes (comma-separated)"),
     "live.field.peak_tflops": ("峰值算力 TFLOP/s", "peak TFLOP/s"),
     "live.field.util_generic": ("通用：执行利用率", "generic: executed utilisation"),
     "live.field.util_bucketed": ("分桶：执行利用率", "bucketed: executed utilisation"),
-    "live.field.util_specialised": ("逐形状特化：执行利用率",
-                                    "per-shape specialised: executed utilisation"),
+    "live.field.util_specialised": (
+        "逐形状特化：执行利用率",
+        "per-shape specialised: executed utilisation",
+    ),
     "live.field.prep_generic": ("通用：准备时间 P（ms）", "generic: preparation P (ms)"),
     "live.field.prep_bucketed": ("分桶：准备时间 P（ms）", "bucketed: preparation P (ms)"),
-    "live.field.prep_specialised": ("逐形状特化：准备时间 P（ms）",
-                                    "per-shape specialised: preparation P (ms)"),
+    "live.field.prep_specialised": (
+        "逐形状特化：准备时间 P（ms）",
+        "per-shape specialised: preparation P (ms)",
+    ),
     "live.field.run_generic": ("通用：每组时间 T_run（ms）", "generic: T_run per group (ms)"),
     "live.field.run_bucketed": ("分桶：每组时间 T_run（ms）", "bucketed: T_run per group (ms)"),
-    "live.field.run_specialised": ("逐形状特化：每组时间 T_run（ms）",
-                                   "per-shape specialised: T_run per group (ms)"),
-    "live.error.int": ("{label}：应为 {low} 到 {high} 之间的整数，收到 {raw}",
-                       "{label}: expected an integer from {low} to {high}, got {raw}"),
-    "live.error.float": ("{label}：应为 {low} 到 {high} 之间的有限数，收到 {raw}",
-                         "{label}: expected a finite number from {low} to {high}, got {raw}"),
-    "live.error.choice": ("{label}：应为 {choices} 之一，收到 {raw}",
-                          "{label}: expected one of {choices}, got {raw}"),
-    "live.error.items": ("{label}：应为 1 到 {items} 项、以逗号分隔，每项在 {low} 到 {high} 之间，"
-                         "收到 {raw}",
-                         "{label}: expected 1 to {items} comma-separated items, each from {low} "
-                         "to {high}, got {raw}"),
-    "live.error.same_length": ("值的个数（{values}）与分数的个数（{scores}）不同",
-                               "{values} values for {scores} scores: the counts must match"),
+    "live.field.run_specialised": (
+        "逐形状特化：每组时间 T_run（ms）",
+        "per-shape specialised: T_run per group (ms)",
+    ),
+    "live.error.int": (
+        "{label}：应为 {low} 到 {high} 之间的整数，收到 {raw}",
+        "{label}: expected an integer from {low} to {high}, got {raw}",
+    ),
+    "live.error.float": (
+        "{label}：应为 {low} 到 {high} 之间的有限数，收到 {raw}",
+        "{label}: expected a finite number from {low} to {high}, got {raw}",
+    ),
+    "live.error.choice": (
+        "{label}：应为 {choices} 之一，收到 {raw}",
+        "{label}: expected one of {choices}, got {raw}",
+    ),
+    "live.error.items": (
+        "{label}：应为 1 到 {items} 项、以逗号分隔，每项在 {low} 到 {high} 之间，收到 {raw}",
+        "{label}: expected 1 to {items} comma-separated items, each from {low} "
+        "to {high}, got {raw}",
+    ),
+    "live.error.same_length": (
+        "值的个数（{values}）与分数的个数（{scores}）不同",
+        "{values} values for {scores} scores: the counts must match",
+    ),
     "live.col.plan": ("方案", "plan"),
     "live.col.kernels": ("kernel 数", "kernels"),
     "live.col.traffic_mib": ("流量 MiB", "traffic MiB"),
@@ -545,54 +584,75 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live.row.qkvo_each": ("Q / K / V / O（各）", "Q / K / V / O (each)"),
     "live.row.score_each": ("S / P（各）", "S / P (each)"),
     "live.row.standard_io": ("标准实现：读 Q、K、V，写 O", "standard: read Q, K, V, write O"),
-    "live.row.standard_intermediate": ("标准实现：S、P 各写一次、读一次",
-                                       "standard: S and P each written and read once"),
+    "live.row.standard_intermediate": (
+        "标准实现：S、P 各写一次、读一次",
+        "standard: S and P each written and read once",
+    ),
     "live.row.standard_total": ("标准实现合计", "standard: total"),
-    "live.row.flash_total": ("FlashAttention 分块（{tiles} 个查询块）合计",
-                             "FlashAttention tiled ({tiles} query tiles): total"),
+    "live.row.flash_total": (
+        "FlashAttention 分块（{tiles} 个查询块）合计",
+        "FlashAttention tiled ({tiles} query tiles): total",
+    ),
     "live.row.flash_kv": ("其中 K、V 的读取", "of which K and V reads"),
     "live.note.softmax_result": ("结果 u/ℓ = {value}", "result u/ℓ = {value}"),
     "live.cell.never": ("不相交（平行）", "never (parallel)"),
     "live.ui.enable": ("启用实时计算", "Turn on live calculation"),
-    "live.ui.loading": ("正在载入浏览器里的 Python（首次需要几秒）…",
-                        "Loading Python in your browser (a few seconds the first time)…"),
-    "live.ui.ready": ("实时计算已启用：修改输入，结果随之更新。",
-                      "Live: change an input and the tables follow."),
-    "live.ui.static": ("下表是构建时用默认输入（原文的例子）算出的；启用实时计算后，它随输入更新。",
-                       "The tables below were computed at build time for the defaults (the "
-                       "article's case); turn on live calculation to change them."),
-    "live.ui.file": ("本页是从 file:// 打开的，浏览器不允许在这里加载实时计算所需的模块；"
-                     "通过 http(s) 打开本页即可启用。下表是构建时算出的结果。",
-                     "This page was opened from file://, where the browser will not load the "
-                     "modules live calculation needs; open it over http(s). The tables below "
-                     "were computed at build time."),
-    "live.ui.unsupported": ("这个浏览器不支持 WebAssembly，无法实时计算；下表是构建时算出的结果。",
-                            "This browser has no WebAssembly, so nothing runs live; the tables "
-                            "below were computed at build time."),
-    "live.ui.failed": ("实时计算未能启动（{error}）；下表是构建时算出的结果。",
-                       "Live calculation could not start ({error}); the tables below were "
-                       "computed at build time."),
-    "live.title.recompute": ("试一试：用你的参数重跑第 6 节的复算",
-                             "Try it: section 6's recomputation with your parameters"),
+    "live.ui.loading": (
+        "正在载入浏览器里的 Python（首次需要几秒）…",
+        "Loading Python in your browser (a few seconds the first time)…",
+    ),
+    "live.ui.ready": (
+        "实时计算已启用：修改输入，结果随之更新。",
+        "Live: change an input and the tables follow.",
+    ),
+    "live.ui.static": (
+        "下表是构建时用默认输入（原文的例子）算出的；启用实时计算后，它随输入更新。",
+        "The tables below were computed at build time for the defaults (the "
+        "article's case); turn on live calculation to change them.",
+    ),
+    "live.ui.file": (
+        "本页是从 file:// 打开的，浏览器不允许在这里加载实时计算所需的模块；"
+        "通过 http(s) 打开本页即可启用。下表是构建时算出的结果。",
+        "This page was opened from file://, where the browser will not load the "
+        "modules live calculation needs; open it over http(s). The tables below "
+        "were computed at build time.",
+    ),
+    "live.ui.unsupported": (
+        "这个浏览器不支持 WebAssembly，无法实时计算；下表是构建时算出的结果。",
+        "This browser has no WebAssembly, so nothing runs live; the tables "
+        "below were computed at build time.",
+    ),
+    "live.ui.failed": (
+        "实时计算未能启动（{error}）；下表是构建时算出的结果。",
+        "Live calculation could not start ({error}); the tables below were computed at build time.",
+    ),
+    "live.title.recompute": (
+        "试一试：用你的参数重跑第 6 节的复算",
+        "Try it: section 6's recomputation with your parameters",
+    ),
     "live.col.item": ("项目", "item"),
     "live.col.result": ("结果", "result"),
     "live.recompute.fusion": ("融合", "fusion"),
-    "live.recompute.fusion_value": ("分开 {sep} MiB → 融合 {fused} MiB（字节模型 {ratio}×）；三步 "
-                                    "{three}/{mid}/{all} MiB",
-                                    "separate {sep} MiB → fused {fused} MiB (byte model "
-                                    "{ratio}×); three steps {three}/{mid}/{all} MiB"),
+    "live.recompute.fusion_value": (
+        "分开 {sep} MiB → 融合 {fused} MiB（字节模型 {ratio}×）；三步 {three}/{mid}/{all} MiB",
+        "separate {sep} MiB → fused {fused} MiB (byte model "
+        "{ratio}×); three steps {three}/{mid}/{all} MiB",
+    ),
     "live.recompute.peak": ("峰值", "peak"),
-    "live.recompute.peak_value": ("分开 {sep} MiB 对全融合 {fused} MiB（读写 −{traffic} MiB，"
-                                  "峰值只 −{peak} MiB）",
-                                  "separate {sep} MiB vs fully fused {fused} MiB (traffic "
-                                  "−{traffic} MiB, peak only −{peak} MiB)"),
+    "live.recompute.peak_value": (
+        "分开 {sep} MiB 对全融合 {fused} MiB（读写 −{traffic} MiB，峰值只 −{peak} MiB）",
+        "separate {sep} MiB vs fully fused {fused} MiB (traffic "
+        "−{traffic} MiB, peak only −{peak} MiB)",
+    ),
     "live.recompute.attention": ("FlashAttention", "FlashAttention"),
-    "live.recompute.attention_value": ("Q、K、V、O 各 {io} MiB；S、P 各 {score} MiB → "
-                                       "标准实现的中间读写 {gib} GiB",
-                                       "Q, K, V, O {io} MiB each; S, P {score} MiB each → "
-                                       "standard intermediate traffic {gib} GiB"),
-    "live.recompute.crossover": ("交叉点（组，原文的处理率）",
-                                 "crossovers (groups, article's rates)"),
+    "live.recompute.attention_value": (
+        "Q、K、V、O 各 {io} MiB；S、P 各 {score} MiB → 标准实现的中间读写 {gib} GiB",
+        "Q, K, V, O {io} MiB each; S, P {score} MiB each → standard intermediate traffic {gib} GiB",
+    ),
+    "live.recompute.crossover": (
+        "交叉点（组，原文的处理率）",
+        "crossovers (groups, article's rates)",
+    ),
     # ---- end of live calculators ---------------------------------------------------------
 }
 

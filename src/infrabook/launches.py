@@ -48,8 +48,9 @@ def launch_counts(
     return (
         LaunchCount("eager", "普通提交", runs * kernels_per_run, runs * kernels_per_run),
         LaunchCount("graph", "图重放(CUDA Graph)", runs, runs * kernels_per_run),
-        LaunchCount("fused", "融合激活链", runs * fused_kernels_per_run,
-                    runs * fused_kernels_per_run),
+        LaunchCount(
+            "fused", "融合激活链", runs * fused_kernels_per_run, runs * fused_kernels_per_run
+        ),
         LaunchCount("fused+graph", "融合 + 图重放", runs, runs * fused_kernels_per_run),
     )
 
@@ -65,8 +66,7 @@ class PersistentSchedule:
     @property
     def tiles_per_program(self) -> tuple[int, int]:
         """Fewest and most tiles one persistent program processes."""
-        return (self.tiles // self.persistent_programs,
-                -(-self.tiles // self.persistent_programs))
+        return (self.tiles // self.persistent_programs, -(-self.tiles // self.persistent_programs))
 
 
 def persistent_schedule(
@@ -129,8 +129,7 @@ class Timeline:
 
     def lane(self, lane: str) -> tuple[Span, ...]:
         """The spans of one lane, in time order."""
-        return tuple(sorted((s for s in self.spans if s.lane == lane),
-                            key=lambda s: s.start_us))
+        return tuple(sorted((s for s in self.spans if s.lane == lane), key=lambda s: s.start_us))
 
     @property
     def makespan_us(self) -> float:
@@ -263,9 +262,10 @@ def article_timelines() -> tuple[Timeline, Timeline]:
             f"timeline.kernel_us lists {len(t['kernel_us'])} kernels but graph_replay."
             f"kernels_per_run is {runs['kernels_per_run']}: one duration per kernel expected"
         )
-    return (eager_timeline(t["kernel_us"], runs["runs"], t["launch_us"], t["device_gap_us"]),
-            graph_timeline(t["kernel_us"], runs["runs"], t["graph_launch_us"],
-                           t["device_gap_us"]))
+    return (
+        eager_timeline(t["kernel_us"], runs["runs"], t["launch_us"], t["device_gap_us"]),
+        graph_timeline(t["kernel_us"], runs["runs"], t["graph_launch_us"], t["device_gap_us"]),
+    )
 
 
 def article_overlap() -> tuple[Timeline, Timeline]:
@@ -276,5 +276,8 @@ def article_overlap() -> tuple[Timeline, Timeline]:
     (200.0, 140.0)
     """
     o = config.scenarios()["timeline"]["overlap"]
-    return tuple(overlap_timeline(o["chunks"], o["copy_us"], o["compute_us"], overlap=flag)
-                 for flag in (False, True))
+    serial, overlapped = (
+        overlap_timeline(o["chunks"], o["copy_us"], o["compute_us"], overlap=flag)
+        for flag in (False, True)
+    )
+    return serial, overlapped

@@ -116,8 +116,15 @@ class Field:
         high = number_text(self.high, "g") if self.high is not None else ""
         raise FieldError(
             self.name,
-            text(key, label=self.label, low=low, high=high, raw=raw or "''",
-                 items=self.max_items, **extra),
+            text(
+                key,
+                label=self.label,
+                low=low,
+                high=high,
+                raw=raw or "''",
+                items=self.max_items,
+                **extra,
+            ),
         )
 
 
@@ -133,11 +140,14 @@ class Table:
         """The table as HTML, every cell escaped; numeric cells are marked to align right."""
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
         body = "".join(
-            "<tr>" + "".join(
-                f'<td class="num">{html.escape(c)}</td>' if _NUMBER.fullmatch(c)
+            "<tr>"
+            + "".join(
+                f'<td class="num">{html.escape(c)}</td>'
+                if _NUMBER.fullmatch(c)
                 else f"<td>{html.escape(c)}</td>"
                 for c in row
-            ) + "</tr>"
+            )
+            + "</tr>"
             for row in self.rows
         )
         note = f'<p class="live-note">{html.escape(self.note)}</p>' if self.note else ""
@@ -170,19 +180,26 @@ def _fusion(v: dict[str, Any]) -> list[Table]:
     quant = None if v["quant_dtype"] == "none" else v["quant_dtype"]
     ranked = rank_plans(activation_chain(v["rows"], v["cols"], v["dtype"], quant))
     rows = tuple(
-        (r.label, str(r.accounting.kernel_count), _mib(r.accounting.traffic),
-         _mib(r.accounting.peak_live_bytes))
+        (
+            r.label,
+            str(r.accounting.kernel_count),
+            _mib(r.accounting.traffic),
+            _mib(r.accounting.peak_live_bytes),
+        )
         for r in ranked
     )
-    header = tuple(text(k) for k in ("live.col.plan", "live.col.kernels", "live.col.traffic_mib",
-                                     "live.col.peak_mib"))
+    header = tuple(
+        text(k)
+        for k in ("live.col.plan", "live.col.kernels", "live.col.traffic_mib", "live.col.peak_mib")
+    )
     return [Table(header, rows)]
 
 
 def _attention(v: dict[str, Any]) -> list[Table]:
     a = attention_sizes(v["seq_len"], v["head_dim"], v["dtype"], v["score_dtype"])
-    f = flash_traffic(v["seq_len"], v["head_dim"], v["dtype"], v["block_q"], v["block_k"],
-                      v["causal"])
+    f = flash_traffic(
+        v["seq_len"], v["head_dim"], v["dtype"], v["block_q"], v["block_k"], v["causal"]
+    )
     rows = (
         (text("live.row.qkvo_each"), _mib(a.qkvo_bytes)),
         (text("live.row.score_each"), _mib(a.score_bytes)),
@@ -198,13 +215,19 @@ def _attention(v: dict[str, Any]) -> list[Table]:
 def _softmax(v: dict[str, Any]) -> list[Table]:
     scores, values = v["scores"], v["values"]
     if len(scores) != len(values):
-        raise FieldError("values", text("live.error.same_length", scores=len(scores),
-                                        values=len(values)))
+        raise FieldError(
+            "values", text("live.error.same_length", scores=len(scores), values=len(values))
+        )
     steps = trace(scores, values, v["block"])
     rows = tuple(
-        (str(s.index), ", ".join(number_text(x, ".4g") for x in s.scores),
-         number_text(s.state.m, ".6g"), number_text(s.state.l, ".6g"),
-         number_text(s.state.u, ".6g"), number_text(float(s.r), ".6g"))
+        (
+            str(s.index),
+            ", ".join(number_text(x, ".4g") for x in s.scores),
+            number_text(s.state.m, ".6g"),
+            number_text(s.state.l, ".6g"),
+            number_text(s.state.u, ".6g"),
+            number_text(float(s.r), ".6g"),
+        )
         for s in steps
     )
     header = (text("live.col.block"), text("live.col.scores"), "m", "ℓ", "u", "r")
@@ -215,8 +238,7 @@ def _softmax(v: dict[str, Any]) -> list[Table]:
 def _strategies(v: dict[str, Any]) -> tuple[Strategy, ...]:
     base = {s.name: s for s in article_bucketing().strategies}
     return tuple(
-        Strategy(name, base[name].label, base[name].bucketed, v[f"util_{name}"],
-                 v[f"prep_{name}"])
+        Strategy(name, base[name].label, base[name].bucketed, v[f"util_{name}"], v[f"prep_{name}"])
         for name in ("generic", "bucketed", "specialised")
     )
 
@@ -225,44 +247,65 @@ def _buckets(v: dict[str, Any]) -> list[Table]:
     scenario = article_bucketing()
     buckets = check_buckets(v["buckets"])
     peak = v["peak_tflops"]
-    costs = [cost(s, v["calls"], buckets, scenario.flop_per_row, s.mfu * peak)
-             for s in _strategies(v)]
+    costs = [
+        cost(s, v["calls"], buckets, scenario.flop_per_row, s.mfu * peak) for s in _strategies(v)
+    ]
     rows = tuple(
-        (c.strategy.label, str(c.executed_rows), f"{c.padding_fraction:+.1%}",
-         f"{c.executed_utilisation(peak):.1%}", f"{c.useful_mfu(peak):.1%}",
-         number_text(c.time_ms, ".2f"), number_text(c.strategy.prep_ms, "g"))
+        (
+            c.strategy.label,
+            str(c.executed_rows),
+            f"{c.padding_fraction:+.1%}",
+            f"{c.executed_utilisation(peak):.1%}",
+            f"{c.useful_mfu(peak):.1%}",
+            number_text(c.time_ms, ".2f"),
+            number_text(c.strategy.prep_ms, "g"),
+        )
         for c in costs
     )
-    header = tuple(text(k) for k in ("live.col.strategy", "live.col.executed_rows",
-                                     "live.col.padding", "live.col.executed_util",
-                                     "live.col.useful_mfu", "live.col.run_ms",
-                                     "live.col.prep_ms"))
+    header = tuple(
+        text(k)
+        for k in (
+            "live.col.strategy",
+            "live.col.executed_rows",
+            "live.col.padding",
+            "live.col.executed_util",
+            "live.col.useful_mfu",
+            "live.col.run_ms",
+            "live.col.prep_ms",
+        )
+    )
     lines = [Line(c.strategy.label, c.strategy.prep_ms, c.time_ms) for c in costs]
     return [Table(header, rows), *_crossings(lines)]
 
 
 def _crossover(v: dict[str, Any]) -> list[Table]:
     labels = {s.name: s.label for s in article_bucketing().strategies}
-    lines = [Line(labels[n], v[f"prep_{n}"], v[f"run_{n}"])
-             for n in ("generic", "bucketed", "specialised")]
+    lines = [
+        Line(labels[n], v[f"prep_{n}"], v[f"run_{n}"])
+        for n in ("generic", "bucketed", "specialised")
+    ]
     return _crossings(lines)
 
 
 def _crossings(lines: Sequence[Line]) -> list[Table]:
     pairs = tuple(
-        (f"{c.a} ↔ {c.b}", number_text(c.runs, ".1f") if math.isfinite(c.runs)
-         else text("live.cell.never"))
+        (
+            f"{c.a} ↔ {c.b}",
+            number_text(c.runs, ".1f") if math.isfinite(c.runs) else text("live.cell.never"),
+        )
         for c in pairwise(lines)
     )
     spans = tuple(
-        (number_text(g.start, ".1f"),
-         number_text(g.end, ".1f") if math.isfinite(g.end) else "∞", g.best)
+        (
+            number_text(g.start, ".1f"),
+            number_text(g.end, ".1f") if math.isfinite(g.end) else "∞",
+            g.best,
+        )
         for g in regimes(lines)
     )
     return [
         Table((text("live.col.pair"), text("live.col.crossover_n")), pairs),
-        Table((text("live.col.from_n"), text("live.col.to_n"), text("live.col.cheapest")),
-              spans),
+        Table((text("live.col.from_n"), text("live.col.to_n"), text("live.col.cheapest")), spans),
     ]
 
 
@@ -270,33 +313,63 @@ def _recompute(v: dict[str, Any]) -> list[Table]:
     two = activation_chain(v["rows"], v["cols"], v["dtype"])
     three = activation_chain(v["rows"], v["cols"], v["dtype"], v["quant_dtype"])
     sep, fus = account(two, unfused(two)), account(two, fully_fused(two))
-    sep3, mid3, fus3 = (account(three, p) for p in (unfused(three), FUSE_FIRST_TWO,
-                                                     fully_fused(three)))
+    sep3, mid3, fus3 = (
+        account(three, p) for p in (unfused(three), FUSE_FIRST_TWO, fully_fused(three))
+    )
     a = attention_sizes(v["seq_len"], v["head_dim"], v["dtype"], v["score_dtype"])
     scenario = article_bucketing()
     buckets = check_buckets(v["buckets"])
     # The article's own rates, so that its case reproduces section 6's crossovers.
-    costs = [cost(s, v["calls"], buckets, scenario.flop_per_row,
-                  s.article_rate_tflops or s.mfu * scenario.peak_tflops)
-             for s in scenario.strategies]
-    cross = {(c.a, c.b): c.runs for c in pairwise(
-        [Line(c.strategy.label, c.strategy.prep_ms, c.time_ms) for c in costs])}
+    costs = [
+        cost(
+            s,
+            v["calls"],
+            buckets,
+            scenario.flop_per_row,
+            s.article_rate_tflops or s.mfu * scenario.peak_tflops,
+        )
+        for s in scenario.strategies
+    ]
+    cross = {
+        (c.a, c.b): c.runs
+        for c in pairwise([Line(c.strategy.label, c.strategy.prep_ms, c.time_ms) for c in costs])
+    }
     crossings = "；".join(
         f"{a}↔{b} " + (number_text(n, ".1f") if math.isfinite(n) else text("live.cell.never"))
         for (a, b), n in cross.items()
     )
     rows = (
-        (text("live.recompute.fusion"), text(
-            "live.recompute.fusion_value", sep=_mib(sep.traffic), fused=_mib(fus.traffic),
-            ratio=number_text(sep.traffic / fus.traffic, ".3g"), three=_mib(sep3.traffic),
-            mid=_mib(mid3.traffic), all=_mib(fus3.traffic))),
-        (text("live.recompute.peak"), text(
-            "live.recompute.peak_value", sep=_mib(sep3.peak_live_bytes),
-            fused=_mib(fus3.peak_live_bytes), traffic=_mib(sep3.traffic - fus3.traffic),
-            peak=_mib(sep3.peak_live_bytes - fus3.peak_live_bytes))),
-        (text("live.recompute.attention"), text(
-            "live.recompute.attention_value", io=_mib(a.qkvo_bytes), score=_mib(a.score_bytes),
-            gib=number_text(a.intermediate_traffic / GiB, ".3g"))),
+        (
+            text("live.recompute.fusion"),
+            text(
+                "live.recompute.fusion_value",
+                sep=_mib(sep.traffic),
+                fused=_mib(fus.traffic),
+                ratio=number_text(sep.traffic / fus.traffic, ".3g"),
+                three=_mib(sep3.traffic),
+                mid=_mib(mid3.traffic),
+                all=_mib(fus3.traffic),
+            ),
+        ),
+        (
+            text("live.recompute.peak"),
+            text(
+                "live.recompute.peak_value",
+                sep=_mib(sep3.peak_live_bytes),
+                fused=_mib(fus3.peak_live_bytes),
+                traffic=_mib(sep3.traffic - fus3.traffic),
+                peak=_mib(sep3.peak_live_bytes - fus3.peak_live_bytes),
+            ),
+        ),
+        (
+            text("live.recompute.attention"),
+            text(
+                "live.recompute.attention_value",
+                io=_mib(a.qkvo_bytes),
+                score=_mib(a.score_bytes),
+                gib=number_text(a.intermediate_traffic / GiB, ".3g"),
+            ),
+        ),
         (text("live.recompute.crossover"), crossings),
     )
     return [Table((text("live.col.item"), text("live.col.result")), rows)]
@@ -308,55 +381,98 @@ def _calculators() -> dict[str, Calculator]:
     article = article_bucketing()
     by_name = {c.strategy.name: c for c in article.costs("article")}
     big = 1 << 20
-    util = {n: Field(f"util_{n}", "float", str(by_name[n].strategy.mfu), 0.01, 1.0)
-            for n in by_name}
-    prep = {n: Field(f"prep_{n}", "float", number_text(by_name[n].strategy.prep_ms, "g"),
-                     0.0, 1e9) for n in by_name}
-    run = {n: Field(f"run_{n}", "float", number_text(by_name[n].time_ms, ".1f"), 1e-6, 1e9)
-           for n in by_name}
+    util = {
+        n: Field(f"util_{n}", "float", str(by_name[n].strategy.mfu), 0.01, 1.0) for n in by_name
+    }
+    prep = {
+        n: Field(f"prep_{n}", "float", number_text(by_name[n].strategy.prep_ms, "g"), 0.0, 1e9)
+        for n in by_name
+    }
+    run = {
+        n: Field(f"run_{n}", "float", number_text(by_name[n].time_ms, ".1f"), 1e-6, 1e9)
+        for n in by_name
+    }
     calls = ",".join(f"{r}x{n}" if n > 1 else str(r) for r, n in s["bucketing"]["calls"])
     calcs = [
-        Calculator("fusion", (
-            Field("rows", "int", str(chain["rows"]), 1, big),
-            Field("cols", "int", str(chain["cols"]), 1, big),
-            Field("dtype", "choice", chain["dtype"], choices=_DTYPES),
-            Field("quant_dtype", "choice", "none", choices=("none", "int8", "fp8")),
-        ), _fusion),
-        Calculator("attention", (
-            Field("seq_len", "int", str(att["seq_len"]), 1, big),
-            Field("head_dim", "int", str(att["head_dim"]), 1, 1024),
-            Field("dtype", "choice", att["dtype"], choices=_DTYPES),
-            Field("score_dtype", "choice", att["score_dtype"], choices=_DTYPES),
-            Field("block_q", "int", str(att["block_q"]), 16, 4096),
-            Field("block_k", "int", str(att["block_k"]), 16, 4096),
-            Field("causal", "bool", "false"),
-        ), _attention),
-        Calculator("softmax", (
-            Field("scores", "floats", ", ".join(number_text(math.log(w), ".17g")
-                                                for w in sm["score_exps"]), -1e6, 1e6),
-            Field("values", "floats", ", ".join(str(x) for x in sm["values"]), -1e6, 1e6),
-            Field("block", "int", str(sm["block"]), 1, 32),
-        ), _softmax),
-        Calculator("buckets", (
-            Field("calls", "calls", calls, 1, big, max_items=32),
-            Field("buckets", "ints", ",".join(str(b) for b in article.buckets), 1, big,
-                  max_items=16),
-            Field("peak_tflops", "float", number_text(article.peak_tflops, "g"), 1.0, 1e5),
-            *util.values(), *prep.values(),
-        ), _buckets),
+        Calculator(
+            "fusion",
+            (
+                Field("rows", "int", str(chain["rows"]), 1, big),
+                Field("cols", "int", str(chain["cols"]), 1, big),
+                Field("dtype", "choice", chain["dtype"], choices=_DTYPES),
+                Field("quant_dtype", "choice", "none", choices=("none", "int8", "fp8")),
+            ),
+            _fusion,
+        ),
+        Calculator(
+            "attention",
+            (
+                Field("seq_len", "int", str(att["seq_len"]), 1, big),
+                Field("head_dim", "int", str(att["head_dim"]), 1, 1024),
+                Field("dtype", "choice", att["dtype"], choices=_DTYPES),
+                Field("score_dtype", "choice", att["score_dtype"], choices=_DTYPES),
+                Field("block_q", "int", str(att["block_q"]), 16, 4096),
+                Field("block_k", "int", str(att["block_k"]), 16, 4096),
+                Field("causal", "bool", "false"),
+            ),
+            _attention,
+        ),
+        Calculator(
+            "softmax",
+            (
+                Field(
+                    "scores",
+                    "floats",
+                    ", ".join(number_text(math.log(w), ".17g") for w in sm["score_exps"]),
+                    -1e6,
+                    1e6,
+                ),
+                Field("values", "floats", ", ".join(str(x) for x in sm["values"]), -1e6, 1e6),
+                Field("block", "int", str(sm["block"]), 1, 32),
+            ),
+            _softmax,
+        ),
+        Calculator(
+            "buckets",
+            (
+                Field("calls", "calls", calls, 1, big, max_items=32),
+                Field(
+                    "buckets",
+                    "ints",
+                    ",".join(str(b) for b in article.buckets),
+                    1,
+                    big,
+                    max_items=16,
+                ),
+                Field("peak_tflops", "float", number_text(article.peak_tflops, "g"), 1.0, 1e5),
+                *util.values(),
+                *prep.values(),
+            ),
+            _buckets,
+        ),
         Calculator("crossover", (*prep.values(), *run.values()), _crossover),
-        Calculator("recompute", (
-            Field("rows", "int", str(chain["rows"]), 1, big),
-            Field("cols", "int", str(chain["cols"]), 1, big),
-            Field("dtype", "choice", chain["dtype"], choices=_DTYPES),
-            Field("quant_dtype", "choice", chain["quant_dtype"], choices=("int8", "fp8")),
-            Field("seq_len", "int", str(att["seq_len"]), 1, big),
-            Field("head_dim", "int", str(att["head_dim"]), 1, 1024),
-            Field("score_dtype", "choice", att["score_dtype"], choices=_DTYPES),
-            Field("calls", "calls", calls, 1, big, max_items=32),
-            Field("buckets", "ints", ",".join(str(b) for b in article.buckets), 1, big,
-                  max_items=16),
-        ), _recompute),
+        Calculator(
+            "recompute",
+            (
+                Field("rows", "int", str(chain["rows"]), 1, big),
+                Field("cols", "int", str(chain["cols"]), 1, big),
+                Field("dtype", "choice", chain["dtype"], choices=_DTYPES),
+                Field("quant_dtype", "choice", chain["quant_dtype"], choices=("int8", "fp8")),
+                Field("seq_len", "int", str(att["seq_len"]), 1, big),
+                Field("head_dim", "int", str(att["head_dim"]), 1, 1024),
+                Field("score_dtype", "choice", att["score_dtype"], choices=_DTYPES),
+                Field("calls", "calls", calls, 1, big, max_items=32),
+                Field(
+                    "buckets",
+                    "ints",
+                    ",".join(str(b) for b in article.buckets),
+                    1,
+                    big,
+                    max_items=16,
+                ),
+            ),
+            _recompute,
+        ),
     ]
     return {c.name: c for c in calcs}
 
@@ -398,8 +514,10 @@ def run(name: str, raw: Mapping[str, str]) -> dict[str, Any]:
         return {"ok": False, "field": None, "error": str(err)}
     return {
         "ok": True,
-        "tables": [{"header": list(t.header), "rows": [list(r) for r in t.rows],
-                    "note": t.note} for t in tables],
+        "tables": [
+            {"header": list(t.header), "rows": [list(r) for r in t.rows], "note": t.note}
+            for t in tables
+        ],
         "html": "".join(t.html() for t in tables),
     }
 

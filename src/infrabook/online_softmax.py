@@ -157,8 +157,9 @@ def block_state(scores: Sequence[Any], values: Sequence[Any]) -> State:
     if _exact(scores):
         m = max(scores)
         weights = [_exp_diff(s, m) for s in scores]
-        return State(m, sum(weights), sum(w * Fraction(v) for w, v in zip(weights, values,
-                                                                            strict=True)))
+        return State(
+            m, sum(weights), sum(w * Fraction(v) for w, v in zip(weights, values, strict=True))
+        )
     s = [float(x) for x in scores]
     m = max(s)
     weights = [math.exp(x - m) for x in s]
@@ -196,8 +197,8 @@ def trace(scores: Sequence[Any], values: Sequence[Any], block: int = 1) -> list[
     steps: list[Step] = []
     state: State | None = None
     for i, start in enumerate(range(0, len(scores), block)):
-        chunk = tuple(scores[start:start + block])
-        new = block_state(chunk, values[start:start + block])
+        chunk = tuple(scores[start : start + block])
+        new = block_state(chunk, values[start : start + block])
         if state is None:
             state, r = new, 1
         else:

@@ -200,10 +200,12 @@ def silu_chain_workloads(rows: int, cols: int, dtype: str) -> tuple[Workload, Wo
     chain = activation_chain(rows, cols, dtype)
     flop = SWIGLU_FLOP_PER_ELEMENT * rows * cols
     return (
-        Workload(text("roofline.silu_separate"), flop, account(chain, unfused(chain)).traffic,
-                 "fp32"),
-        Workload(text("roofline.silu_fused"), flop, account(chain, fully_fused(chain)).traffic,
-                 "fp32"),
+        Workload(
+            text("roofline.silu_separate"), flop, account(chain, unfused(chain)).traffic, "fp32"
+        ),
+        Workload(
+            text("roofline.silu_fused"), flop, account(chain, fully_fused(chain)).traffic, "fp32"
+        ),
     )
 
 
@@ -253,7 +255,8 @@ def article_workloads(gemm_rows: tuple[int, ...] = (256, 512, 2048)) -> list[Wor
     ffn, att, bk = s["ffn_chain"], s["attention"], s["bucketing"]
     return [
         *silu_chain_workloads(ffn["rows"], ffn["cols"], ffn["dtype"]),
-        *attention_workloads(att["seq_len"], att["head_dim"], att["dtype"],
-                             att["score_dtype"], att["block_q"]),
+        *attention_workloads(
+            att["seq_len"], att["head_dim"], att["dtype"], att["score_dtype"], att["block_q"]
+        ),
         *(gemm_workload(m, bk["d_model"], bk["d_ff"], ffn["dtype"]) for m in gemm_rows),
     ]

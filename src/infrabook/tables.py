@@ -9,9 +9,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
 from infrabook.labels import text
+
+
+def _flat(items: object) -> list[object]:
+    if isinstance(items, list):
+        return [x for item in items for x in _flat(item)]
+    return [items]
 
 
 def number_text(value: Any, spec: str | None = None) -> str:
@@ -33,8 +37,9 @@ def number_text(value: Any, spec: str | None = None) -> str:
         return "—"
     if isinstance(value, bool):
         return text("word.yes" if value else "word.no")
-    if isinstance(value, np.ndarray):
-        return ", ".join(number_text(v, spec) for v in np.ravel(value).tolist())
+    tolist = getattr(value, "tolist", None)  # numpy arrays, without importing numpy here
+    if callable(tolist) and getattr(value, "ndim", 0):
+        return ", ".join(number_text(v, spec) for v in _flat(tolist()))
     if isinstance(value, str | Fraction) or not isinstance(value, numbers.Real):
         return str(value)
     if isinstance(value, int) and spec is None:

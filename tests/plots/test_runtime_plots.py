@@ -12,8 +12,10 @@ from infrabook.plots import runtime
 
 
 def _lines() -> list[Line]:
-    return [Line(c.strategy.name, c.strategy.prep_ms, c.time_ms)
-            for c in article_bucketing().costs("article")]
+    return [
+        Line(c.strategy.name, c.strategy.prep_ms, c.time_ms)
+        for c in article_bucketing().costs("article")
+    ]
 
 
 def _crossings(ax):
@@ -37,7 +39,7 @@ def test_bucketing_figure_stacks_padding_on_real_rows() -> None:
     ax_rows, ax_time = fig.axes
     n = len(costs)
     real = [p.get_height() for p in ax_rows.patches[:n]]
-    pad = [p.get_height() for p in ax_rows.patches[n:2 * n]]
+    pad = [p.get_height() for p in ax_rows.patches[n : 2 * n]]
     assert [r + p for r, p in zip(real, pad, strict=True)] == [c.executed_rows for c in costs]
     assert [p.get_height() for p in ax_time.patches] == pytest.approx([c.time_ms for c in costs])
     assert ax_time.get_ylabel() == "每组时间（ms）"

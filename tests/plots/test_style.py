@@ -23,17 +23,22 @@ TWO = activation_chain(1024, 12288, "bf16")
 
 
 def _lines() -> list[Line]:
-    return [Line(c.strategy.name, c.strategy.prep_ms, c.time_ms)
-            for c in article_bucketing().costs("article")]
+    return [
+        Line(c.strategy.name, c.strategy.prep_ms, c.time_ms)
+        for c in article_bucketing().costs("article")
+    ]
 
 
 FIGURES = {
     "traffic_bars": lambda: fusion.traffic_bars(
-        TWO, [("分开", unfused(TWO)), ("融合", fully_fused(TWO))]),
+        TWO, [("分开", unfused(TWO)), ("融合", fully_fused(TWO))]
+    ),
     "liveness": lambda: fusion.liveness_timeline(
-        TWO, [("分开", unfused(TWO)), ("融合", fully_fused(TWO))]),
+        TWO, [("分开", unfused(TWO)), ("融合", fully_fused(TWO))]
+    ),
     "attention": lambda: attention.traffic_plot(
-        [2**k for k in range(9, 17)], 128, "bf16", "fp32", 128, 64, mark=8192),
+        [2**k for k in range(9, 17)], 128, "bf16", "fp32", 128, 64, mark=8192
+    ),
     "launches": lambda: runtime.launch_counts_figure(article_launch_counts()),
     "bucketing": lambda: runtime.bucketing_figure(article_bucketing().costs("article")),
     "crossover": lambda: runtime.crossover_figure(_lines(), 150),
@@ -41,9 +46,11 @@ FIGURES = {
     "tiles": lambda: runtime.tile_schedule_figure(16, 4),
 }
 # Words of the figures before they were translated: none may come back.
-ENGLISH = re.compile(r"\b(generic|bucketed|specialised|read|written|intermediate|traffic|"
-                     r"peak|kernels executed|host submissions|rows|runs|cheapest|"
-                     r"sequence length|standard|ideal|persistent|tile index|time)\b")
+ENGLISH = re.compile(
+    r"\b(generic|bucketed|specialised|read|written|intermediate|traffic|"
+    r"peak|kernels executed|host submissions|rows|runs|cheapest|"
+    r"sequence length|standard|ideal|persistent|tile index|time)\b"
+)
 
 
 @pytest.fixture(scope="module", params=sorted(FIGURES))
@@ -72,8 +79,11 @@ def test_figures_speak_chinese(drawn) -> None:
 
 def test_text_is_at_least_the_smallest_size(drawn) -> None:
     name, fig, _ = drawn
-    small = [(t.get_text(), t.get_fontsize()) for t in fig.findobj(mpl.text.Text)
-             if t.get_visible() and t.get_text() and t.get_fontsize() < SMALL_PT]
+    small = [
+        (t.get_text(), t.get_fontsize())
+        for t in fig.findobj(mpl.text.Text)
+        if t.get_visible() and t.get_text() and t.get_fontsize() < SMALL_PT
+    ]
     assert small == [], f"{name}: text below {SMALL_PT} pt"
     assert fig.get_figwidth() <= MAX_WIDTH_IN
 

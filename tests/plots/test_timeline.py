@@ -31,8 +31,9 @@ def test_long_kernels_hide_the_launches() -> None:
 
 def test_graph_replay_keeps_kernels_and_durations_and_shrinks_gaps() -> None:
     eager, graph = (eager_timeline(KERNELS, 3, 5.0, 1.0), graph_timeline(KERNELS, 3, 5.0, 1.0))
-    assert [s.duration_us for s in graph.lane("device")] == \
-        [s.duration_us for s in eager.lane("device")]
+    assert [s.duration_us for s in graph.lane("device")] == [
+        s.duration_us for s in eager.lane("device")
+    ]
     assert len(graph.lane("host")) == 3 and len(eager.lane("host")) == 18
     assert max(graph.gaps_us("device")) == pytest.approx(1.0)
     assert sum(graph.gaps_us("device")) < sum(eager.gaps_us("device"))
@@ -46,7 +47,8 @@ def test_overlap_matches_the_pipeline_formula(chunks: int, copy: float, compute:
     overlapped = overlap_timeline(chunks, copy, compute, overlap=True)
     assert serial.makespan_us == pytest.approx(chunks * (copy + compute))
     assert overlapped.makespan_us == pytest.approx(
-        copy + (chunks - 1) * max(copy, compute) + compute)
+        copy + (chunks - 1) * max(copy, compute) + compute
+    )
     # Double buffering: a copy never overwrites a buffer whose compute has not finished.
     computes = overlapped.lane("device")
     for i, c in enumerate(overlapped.lane("copy")):
@@ -74,8 +76,9 @@ def test_figure_draws_one_row_per_lane_with_the_spans() -> None:
     fig = timeline_figure(timelines)
     ax = fig.axes[0]
     bars = ax.collections
-    expected = [t.lane(lane) for t in timelines for lane in ("host", "copy", "device")
-                if t.lane(lane)]
+    expected = [
+        t.lane(lane) for t in timelines for lane in ("host", "copy", "device") if t.lane(lane)
+    ]
     assert len(bars) == len(expected)
     for coll, spans in zip(bars, expected, strict=True):
         xs = sorted(p.vertices[:, 0].min() for p in coll.get_paths())

@@ -81,7 +81,11 @@ def check_block(name: str, value: object, low: int, high: int) -> int:
     ...
     ValueError: block_m must be a power of two between 16 and 128, got 48
     """
-    if (not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high
-            or value & (value - 1)):
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or not low <= value <= high
+        or value & (value - 1)
+    ):
         raise ValueError(f"{name} must be a power of two between {low} and {high}, got {value!r}")
     return value

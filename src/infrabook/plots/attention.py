@@ -63,10 +63,16 @@ def traffic_curves(
         a = attention_sizes(n, head_dim, dtype, score_dtype)
         full = flash_traffic(n, head_dim, dtype, block_q, block_k)
         causal = flash_traffic(n, head_dim, dtype, block_q, block_k, causal=True)
-        rows.append((a.standard_traffic, a.intermediate_traffic, full.total, causal.total,
-                     a.io_traffic))
-    names = ("standard", "standard, S and P only", "flash, real tiles",
-             "flash, real tiles, causal", "ideal 4 L d")
+        rows.append(
+            (a.standard_traffic, a.intermediate_traffic, full.total, causal.total, a.io_traffic)
+        )
+    names = (
+        "standard",
+        "standard, S and P only",
+        "flash, real tiles",
+        "flash, real tiles, causal",
+        "ideal 4 L d",
+    )
     data = np.asarray(rows, dtype=np.float64) / 2**20
     return {name: data[:, i] for i, name in enumerate(names)}
 
@@ -95,8 +101,7 @@ def traffic_plot(
         "standard": dict(color=PALETTE[1], lw=2, marker=MARKERS[1]),
         "standard, S and P only": dict(color=PALETTE[1], lw=1.2, ls=":", marker=MARKERS[4]),
         "flash, real tiles": dict(color=PALETTE[0], lw=2, marker=MARKERS[0]),
-        "flash, real tiles, causal": dict(color=PALETTE[0], lw=1.2, ls="--",
-                                          marker=MARKERS[3]),
+        "flash, real tiles, causal": dict(color=PALETTE[0], lw=1.2, ls="--", marker=MARKERS[3]),
         "ideal 4 L d": dict(color=PALETTE[2], lw=2, marker=MARKERS[2]),
     }
     labels = {
@@ -109,16 +114,20 @@ def traffic_plot(
     fig, ax = figure(6.4, 4.6)
     xs = np.asarray(lengths, dtype=np.float64)
     for name, ys in curves.items():
-        ax.plot(xs, ys, label=labels[name], ms=5, markevery=max(1, len(xs) // 6),
-                **styles[name])
+        ax.plot(xs, ys, label=labels[name], ms=5, markevery=max(1, len(xs) // 6), **styles[name])
     if mark is not None:
         at = traffic_curves([mark], head_dim, dtype, score_dtype, block_q, block_k)
         ax.axvline(mark, color="#999999", lw=0.8)
         for name in ("standard", "flash, real tiles", "ideal 4 L d"):
             y = float(at[name][0])
             ax.plot([mark], [y], "o", color=styles[name]["color"], ms=6)
-            ax.annotate(f"{y:.0f} MiB", (mark, y), xytext=(6, -3), textcoords="offset points",
-                        fontsize=SMALL_PT)
+            ax.annotate(
+                f"{y:.0f} MiB",
+                (mark, y),
+                xytext=(6, -3),
+                textcoords="offset points",
+                fontsize=SMALL_PT,
+            )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel(text("fig.attention.length"))

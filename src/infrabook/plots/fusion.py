@@ -81,8 +81,11 @@ def bandwidth_rows(
     rows = []
     for d in devices:
         l2 = d.l2_bytes
-        fits = text("word.unknown") if l2 is None else text(
-            "word.yes" if l2 >= working_set_bytes else "word.no")
+        fits = (
+            text("word.unknown")
+            if l2 is None
+            else text("word.yes" if l2 >= working_set_bytes else "word.no")
+        )
         rows.append(
             [
                 d.name,
@@ -137,19 +140,39 @@ def traffic_bars(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure:
                     h = mib(graph.tensor(name).nbytes)
                     key = (kind, name not in ends)
                     _, colour, hatch = _SEGMENTS[key]
-                    handles[key] = ax.bar(x, h, bottom=bottom, width=0.7, color=colour,
-                                          edgecolor="white", hatch=hatch or None)
-                    ax.text(x, bottom + h / 2, f"{name} {h:.0f}", ha="center", va="center",
-                            color="white", fontsize=SMALL_PT, fontweight="bold",
-                            bbox=dict(boxstyle="round,pad=0.15", fc=colour, ec="none"))
+                    handles[key] = ax.bar(
+                        x,
+                        h,
+                        bottom=bottom,
+                        width=0.7,
+                        color=colour,
+                        edgecolor="white",
+                        hatch=hatch or None,
+                    )
+                    ax.text(
+                        x,
+                        bottom + h / 2,
+                        f"{name} {h:.0f}",
+                        ha="center",
+                        va="center",
+                        color="white",
+                        fontsize=SMALL_PT,
+                        fontweight="bold",
+                        bbox=dict(boxstyle="round,pad=0.15", fc=colour, ec="none"),
+                    )
                     bottom += h
             ticks.append(x)
             ticklabels.append(k.name)
             x += 1.0
         centre = (start + x - 1.0) / 2
-        ax.text(centre, top * 1.08,
-                text("fig.fusion.plan_total", plan=title, mib=_mib_text(acc.traffic)),
-                ha="center", va="bottom", fontweight="bold")
+        ax.text(
+            centre,
+            top * 1.08,
+            text("fig.fusion.plan_total", plan=title, mib=_mib_text(acc.traffic)),
+            ha="center",
+            va="bottom",
+            fontweight="bold",
+        )
         if p < len(accounts) - 1:
             ax.axvline(x - 0.25, color="#999999", lw=0.8, ls=":")
             x += 0.5
@@ -158,8 +181,12 @@ def traffic_bars(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure:
     ax.set_xlabel(text("fig.fusion.kernel"))
     ax.set_ylabel(text("fig.fusion.moved_mib"))
     keys = [k for k in _SEGMENTS if k in handles]
-    fig.legend(handles=[handles[k] for k in keys], labels=[text(_SEGMENTS[k][0]) for k in keys],
-               loc="outside lower center", ncols=len(keys))
+    fig.legend(
+        handles=[handles[k] for k in keys],
+        labels=[text(_SEGMENTS[k][0]) for k in keys],
+        loc="outside lower center",
+        ncols=len(keys),
+    )
     return fig
 
 
@@ -183,8 +210,10 @@ def liveness_timeline(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure
     accounts = [(title, account(graph, plan)) for title, plan in plans]
     widths = [len(acc.kernels) + 1.4 for _, acc in accounts]
     fig, axes = figure_row(len(plans), 6.8, 4.2, width_ratios=widths)
-    style = {t.name: (PALETTE[i % len(PALETTE)], HATCHES[i % len(HATCHES)])
-             for i, t in enumerate(graph.tensors)}
+    style = {
+        t.name: (PALETTE[i % len(PALETTE)], HATCHES[i % len(HATCHES)])
+        for i, t in enumerate(graph.tensors)
+    }
     ymax = max(max(mib(acc.traffic), mib(acc.peak_live_bytes)) for _, acc in accounts) * 1.15
     seen: set[str] = set()
     for ax, w, (title, acc) in zip(axes, widths, accounts, strict=True):
@@ -195,29 +224,75 @@ def liveness_timeline(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure
             for name in k.live:
                 h = mib(graph.tensor(name).nbytes)
                 colour, hatch = style[name]
-                ax.bar(step, h, bottom=bottom, width=0.6, color=colour, hatch=hatch or None,
-                       edgecolor="white",
-                       label=None if name in seen else text("fig.fusion.live", name=name))
-                ax.text(step, bottom + h / 2, name, ha="center", va="center",
-                        color="white", fontsize=SMALL_PT, fontweight="bold",
-                        bbox=dict(boxstyle="round,pad=0.15", fc=colour, ec="none"))
+                ax.bar(
+                    step,
+                    h,
+                    bottom=bottom,
+                    width=0.6,
+                    color=colour,
+                    hatch=hatch or None,
+                    edgecolor="white",
+                    label=None if name in seen else text("fig.fusion.live", name=name),
+                )
+                ax.text(
+                    step,
+                    bottom + h / 2,
+                    name,
+                    ha="center",
+                    va="center",
+                    color="white",
+                    fontsize=SMALL_PT,
+                    fontweight="bold",
+                    bbox=dict(boxstyle="round,pad=0.15", fc=colour, ec="none"),
+                )
                 seen.add(name)
                 bottom += h
         traffic = mib(acc.traffic)
-        ax.bar(n + 0.2, traffic, width=0.6, color="#dddddd", edgecolor="#555555",
-               hatch="xx", label=text("fig.fusion.total_traffic") if ax is axes[0] else None)
-        ax.text(n + 0.2, traffic, f"{_mib_text(acc.traffic)}", ha="center", va="bottom",
-                fontsize=SMALL_PT)
+        ax.bar(
+            n + 0.2,
+            traffic,
+            width=0.6,
+            color="#dddddd",
+            edgecolor="#555555",
+            hatch="xx",
+            label=text("fig.fusion.total_traffic") if ax is axes[0] else None,
+        )
+        ax.text(
+            n + 0.2,
+            traffic,
+            f"{_mib_text(acc.traffic)}",
+            ha="center",
+            va="bottom",
+            fontsize=SMALL_PT,
+        )
         peak = mib(acc.peak_live_bytes)
-        ax.axhline(peak, color=INK, ls="--", lw=0.8,
-                   label=text("fig.fusion.peak_live") if ax is axes[0] else None)
-        ax.text(-0.7, peak, f"{_mib_text(acc.peak_live_bytes)}", ha="left", va="bottom",
-                fontsize=SMALL_PT)
-        ax.set_xticks([*range(n), n + 0.2],
-                      [*(k.name for k in acc.kernels), text("fig.fusion.traffic_tick")])
+        ax.axhline(
+            peak,
+            color=INK,
+            ls="--",
+            lw=0.8,
+            label=text("fig.fusion.peak_live") if ax is axes[0] else None,
+        )
+        ax.text(
+            -0.7,
+            peak,
+            f"{_mib_text(acc.peak_live_bytes)}",
+            ha="left",
+            va="bottom",
+            fontsize=SMALL_PT,
+        )
+        ax.set_xticks(
+            [*range(n), n + 0.2], [*(k.name for k in acc.kernels), text("fig.fusion.traffic_tick")]
+        )
         ax.set_xlim(-0.8, w - 0.8)
-        ax.set_title(text("fig.fusion.panel_title", plan=title,
-                          traffic=_mib_text(acc.traffic), peak=_mib_text(acc.peak_live_bytes)))
+        ax.set_title(
+            text(
+                "fig.fusion.panel_title",
+                plan=title,
+                traffic=_mib_text(acc.traffic),
+                peak=_mib_text(acc.peak_live_bytes),
+            )
+        )
         ax.set_ylim(0, ymax)
         ax.set_xlabel(text("fig.fusion.step"))
     axes[0].set_ylabel("MiB")

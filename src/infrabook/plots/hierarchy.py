@@ -39,8 +39,9 @@ def levels(device: Device) -> list[Level]:
     def per_sm(fig) -> str:
         if fig.value is None or sms is None:
             return text("hierarchy.size_unknown")
-        return text("hierarchy.per_sm", value=f"{fig.value:g}",
-                    total=f"{fig.value * sms / 1024:.3g}")
+        return text(
+            "hierarchy.per_sm", value=f"{fig.value:g}", total=f"{fig.value * sms / 1024:.3g}"
+        )
 
     def bandwidth(fig, on_chip: bool) -> str:
         if fig.value is not None:
@@ -50,18 +51,24 @@ def levels(device: Device) -> list[Level]:
     l2 = device.l2_mib.value
     dram = device.dram_gb.value
     return [
-        Level(text("hierarchy.registers"), per_sm(device.regs_per_sm_kib),
-              text("hierarchy.bw_onchip")),
-        Level(text("hierarchy.smem"), per_sm(device.smem_per_sm_kib),
-              text("hierarchy.bw_onchip")),
-        Level(text("hierarchy.l2"),
-              text("hierarchy.size_unknown") if l2 is None
-              else text("hierarchy.l2_size", value=f"{l2:g}"),
-              bandwidth(device.l2_tb_s, on_chip=True)),
-        Level(text("hierarchy.dram"),
-              text("hierarchy.size_unknown") if dram is None
-              else text("hierarchy.dram_size", value=f"{dram:g}"),
-              bandwidth(device.dram_tb_s, on_chip=False)),
+        Level(
+            text("hierarchy.registers"), per_sm(device.regs_per_sm_kib), text("hierarchy.bw_onchip")
+        ),
+        Level(text("hierarchy.smem"), per_sm(device.smem_per_sm_kib), text("hierarchy.bw_onchip")),
+        Level(
+            text("hierarchy.l2"),
+            text("hierarchy.size_unknown")
+            if l2 is None
+            else text("hierarchy.l2_size", value=f"{l2:g}"),
+            bandwidth(device.l2_tb_s, on_chip=True),
+        ),
+        Level(
+            text("hierarchy.dram"),
+            text("hierarchy.size_unknown")
+            if dram is None
+            else text("hierarchy.dram_size", value=f"{dram:g}"),
+            bandwidth(device.dram_tb_s, on_chip=False),
+        ),
     ]
 
 
@@ -82,16 +89,30 @@ def hierarchy_diagram(device: Device) -> Figure:
     for i, lv in enumerate(levels(device)):
         y = 3.45 - i * 1.12
         half = 2.1 + 0.55 * i
-        ax.add_patch(Rectangle((centre - half, y), 2 * half, 1.0, facecolor=style.PALETTE[i],
-                               alpha=0.25, edgecolor="#222222"))
-        ax.text(centre, y + 0.75, lv.name, ha="center", va="center", fontsize=11,
-                fontweight="bold")
+        ax.add_patch(
+            Rectangle(
+                (centre - half, y),
+                2 * half,
+                1.0,
+                facecolor=style.PALETTE[i],
+                alpha=0.25,
+                edgecolor="#222222",
+            )
+        )
+        ax.text(centre, y + 0.75, lv.name, ha="center", va="center", fontsize=11, fontweight="bold")
         ax.text(centre, y + 0.45, lv.size, ha="center", va="center", fontsize=10)
         ax.text(centre, y + 0.17, lv.bandwidth, ha="center", va="center", fontsize=10)
         if i in (0, 3):
             key = "hierarchy.fused" if i == 0 else "hierarchy.separate"
-            ax.add_patch(FancyArrowPatch((7.6, y + 0.5), (centre + half + 0.05, y + 0.5),
-                                         arrowstyle="->", mutation_scale=14, color="#222222"))
+            ax.add_patch(
+                FancyArrowPatch(
+                    (7.6, y + 0.5),
+                    (centre + half + 0.05, y + 0.5),
+                    arrowstyle="->",
+                    mutation_scale=14,
+                    color="#222222",
+                )
+            )
             ax.text(7.65, y + 0.5, text(key), ha="left", va="center", fontsize=10)
     ax.set_title(text("hierarchy.title", device=device.name), fontsize=11)
     return fig

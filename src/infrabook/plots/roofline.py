@@ -51,22 +51,38 @@ def roofline_plot(devices: Sequence[Device], workloads: Sequence[Workload]) -> F
     fig, ax = style.figure(7.0, 6.0)
     for i, dev in enumerate(devices):
         colour = style.PALETTE[i % len(style.PALETTE)]
-        ax.plot(x, roof_curve(dev, "bf16", x), color=colour, lw=2,
-                label=text("roofline.roof_bf16", device=dev.name))
-        ax.plot(x, roof_curve(dev, "fp32", x), color=colour, lw=1.5, ls="--",
-                label=text("roofline.roof_fp32", device=dev.name))
+        ax.plot(
+            x,
+            roof_curve(dev, "bf16", x),
+            color=colour,
+            lw=2,
+            label=text("roofline.roof_bf16", device=dev.name),
+        )
+        ax.plot(
+            x,
+            roof_curve(dev, "fp32", x),
+            color=colour,
+            lw=1.5,
+            ls="--",
+            label=text("roofline.roof_fp32", device=dev.name),
+        )
     ref = devices[0]
     for j, w in enumerate(workloads):
-        ax.plot([w.intensity], [w.attainable_tflops(ref)], ls="none",
-                marker=_MARKERS[j % len(_MARKERS)], ms=8, color="#222222",
-                markerfacecolor="white" if w.unit == "fp32" else "#222222",
-                label=f"{w.name}：{_intensity_text(w.intensity)}")
+        ax.plot(
+            [w.intensity],
+            [w.attainable_tflops(ref)],
+            ls="none",
+            marker=_MARKERS[j % len(_MARKERS)],
+            ms=8,
+            color="#222222",
+            markerfacecolor="white" if w.unit == "fp32" else "#222222",
+            label=f"{w.name}：{_intensity_text(w.intensity)}",
+        )
     for unit in ("bf16", "fp32"):
         ax.axvline(ridge_point(ref, unit), color="#888888", lw=0.8, ls=":")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(text("roofline.x"))
     ax.set_ylabel(text("roofline.y"))
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=10,
-              frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=10, frameon=False)
     return fig

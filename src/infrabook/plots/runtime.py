@@ -52,10 +52,23 @@ def launch_counts_figure(counts: Sequence[LaunchCount]) -> Figure:
     width = 0.38
     host = [c.host_submissions for c in counts]
     kernels = [c.kernels for c in counts]
-    bars_h = ax.bar(x - width / 2, host, width, color=PALETTE[0], edgecolor="white",
-                    label=text("fig.launch.host"))
-    bars_k = ax.bar(x + width / 2, kernels, width, color=PALETTE[4], edgecolor="white",
-                    hatch=HATCHES[1], label=text("fig.launch.kernels"))
+    bars_h = ax.bar(
+        x - width / 2,
+        host,
+        width,
+        color=PALETTE[0],
+        edgecolor="white",
+        label=text("fig.launch.host"),
+    )
+    bars_k = ax.bar(
+        x + width / 2,
+        kernels,
+        width,
+        color=PALETTE[4],
+        edgecolor="white",
+        hatch=HATCHES[1],
+        label=text("fig.launch.kernels"),
+    )
     ax.bar_label(bars_h, padding=2, fontsize=SMALL_PT)
     ax.bar_label(bars_k, padding=2, fontsize=SMALL_PT)
     ax.set_xticks(x, [c.label for c in counts])
@@ -82,13 +95,24 @@ def bucketing_figure(costs: Sequence[StrategyCost]) -> Figure:
     real = [c.actual_rows for c in costs]
     pad = [c.executed_rows - c.actual_rows for c in costs]
     ax_rows.bar(x, real, color=PALETTE[0], edgecolor="white", label=text("fig.bucket.real"))
-    bars = ax_rows.bar(x, pad, bottom=real, color=PALETTE[4], edgecolor="white",
-                       hatch=HATCHES[1], label=text("fig.bucket.padding"))
+    bars = ax_rows.bar(
+        x,
+        pad,
+        bottom=real,
+        color=PALETTE[4],
+        edgecolor="white",
+        hatch=HATCHES[1],
+        label=text("fig.bucket.padding"),
+    )
     ax_rows.bar_label(
         bars,
-        labels=[f"{c.executed_rows}" + (f"\n(+{c.padding_fraction:.1%})" if c.executed_rows
-                                        != c.actual_rows else "") for c in costs],
-        padding=2, fontsize=SMALL_PT,
+        labels=[
+            f"{c.executed_rows}"
+            + (f"\n(+{c.padding_fraction:.1%})" if c.executed_rows != c.actual_rows else "")
+            for c in costs
+        ],
+        padding=2,
+        fontsize=SMALL_PT,
     )
     ax_rows.set_xticks(x, names)
     ax_rows.set_ylabel(text("fig.bucket.rows"))
@@ -96,12 +120,18 @@ def bucketing_figure(costs: Sequence[StrategyCost]) -> Figure:
     ax_rows.set_title(text("fig.bucket.rows_title"))
 
     colours = _colours(names)
-    tbars = ax_time.bar(x, [c.time_ms for c in costs], color=[colours[n] for n in names],
-                        edgecolor="white", hatch=[HATCHES[i % len(HATCHES)] for i in x])
+    tbars = ax_time.bar(
+        x,
+        [c.time_ms for c in costs],
+        color=[colours[n] for n in names],
+        edgecolor="white",
+        hatch=[HATCHES[i % len(HATCHES)] for i in x],
+    )
     ax_time.bar_label(
         tbars,
         labels=[f"{c.time_ms:.1f} ms\nMFU {c.strategy.mfu:.0%}" for c in costs],
-        padding=2, fontsize=SMALL_PT,
+        padding=2,
+        fontsize=SMALL_PT,
     )
     ax_time.set_xticks(x, names)
     ax_time.set_ylabel(text("fig.bucket.time"))
@@ -140,25 +170,56 @@ def crossover_figure(
         lo, hi = regime.start, min(regime.end, r_max)
         if lo < r_max:
             i = order.index(regime.best)
-            ax.axvspan(lo, hi, facecolor=colours[regime.best], alpha=0.12, lw=0,
-                       hatch=HATCHES[i % len(HATCHES)], edgecolor=(0, 0, 0, 0.08))
-            ax.text((lo + hi) / 2, top * 0.985,
-                    text("fig.crossover.cheapest", name=strategy_name(regime.best)),
-                    ha="center", va="top", fontsize=SMALL_PT)
+            ax.axvspan(
+                lo,
+                hi,
+                facecolor=colours[regime.best],
+                alpha=0.12,
+                lw=0,
+                hatch=HATCHES[i % len(HATCHES)],
+                edgecolor=(0, 0, 0, 0.08),
+            )
+            ax.text(
+                (lo + hi) / 2,
+                top * 0.985,
+                text("fig.crossover.cheapest", name=strategy_name(regime.best)),
+                ha="center",
+                va="top",
+                fontsize=SMALL_PT,
+            )
     r = np.linspace(0.0, r_max, 301)
     for i, line in enumerate(lines):
-        ax.plot(r, line.prep_ms + r * line.run_ms, color=colours[line.name], lw=2,
-                marker=MARKERS[i % len(MARKERS)], markevery=(i * 10, 50), ms=6,
-                label=text("fig.crossover.line", name=strategy_name(line.name),
-                           prep=f"{line.prep_ms:g}", run=f"{line.run_ms:g}"))
+        ax.plot(
+            r,
+            line.prep_ms + r * line.run_ms,
+            color=colours[line.name],
+            lw=2,
+            marker=MARKERS[i % len(MARKERS)],
+            markevery=(i * 10, 50),
+            ms=6,
+            label=text(
+                "fig.crossover.line",
+                name=strategy_name(line.name),
+                prep=f"{line.prep_ms:g}",
+                run=f"{line.run_ms:g}",
+            ),
+        )
     for c in pairwise(lines):
         if 0 < c.runs <= r_max:
             a = next(line for line in lines if line.name == c.a)
             y = a.total_ms(c.runs)
             ax.plot([c.runs], [y], "o", color=INK, ms=5, zorder=5)
             ax.vlines(c.runs, 0, y, color="#555555", lw=0.8, ls=":")
-            ax.annotate(f"n = {c.runs:.1f}", (c.runs, 0), textcoords="offset points",
-                        xytext=(2, 4), rotation=90, ha="left", va="bottom", fontsize=SMALL_PT)
+            ax.annotate(
+                f"n = {c.runs:.1f}",
+                (c.runs, 0),
+                textcoords="offset points",
+                xytext=(2, 4),
+                rotation=90,
+                ha="left",
+                va="bottom",
+                fontsize=SMALL_PT,
+            )
     fig.legend(loc="outside lower center", ncols=min(len(lines), 2))
     ax.set_xlim(0, r_max)
     ax.set_ylim(0, top)
@@ -194,9 +255,17 @@ def padding_sweep_figure(scenario: BucketingScenario, rows: Sequence[int]) -> Fi
     ratio = np.array(ratios)
     ax.plot(sizes, ratio, color=PALETTE[0], lw=1.8, label=text("fig.sweep.ratio", b=b, g=g))
     ax.axhline(1.0, color=INK, lw=1, ls="--", label=text("fig.sweep.even"))
-    ax.fill_between(sizes, 1.0, ratio, where=ratio > 1.0, facecolor=PALETTE[1], alpha=0.25,
-                    hatch=HATCHES[1], edgecolor=(0, 0, 0, 0.15),
-                    label=text("fig.sweep.loses", b=b))
+    ax.fill_between(
+        sizes,
+        1.0,
+        ratio,
+        where=ratio > 1.0,
+        facecolor=PALETTE[1],
+        alpha=0.25,
+        hatch=HATCHES[1],
+        edgecolor=(0, 0, 0, 0.15),
+        label=text("fig.sweep.loses", b=b),
+    )
     for bucket in scenario.buckets:
         ax.axvline(bucket, color="#999999", lw=0.8, ls=":")
     ax.set_xlabel(text("fig.sweep.rows"))
@@ -224,8 +293,10 @@ def tile_schedule_figure(tiles: int, programs: int) -> Figure:
         p = t % programs
         ax.barh(0, 1, left=t, color=PALETTE[p % len(PALETTE)], alpha=0.55, edgecolor="white")
         ax.text(t + 0.5, 0, str(p), ha="center", va="center", fontsize=SMALL_PT, color=INK)
-    ax.set_yticks([0, 1], [text("fig.tiles.persistent", programs=programs),
-                           text("fig.tiles.per_tile", tiles=tiles)])
+    ax.set_yticks(
+        [0, 1],
+        [text("fig.tiles.persistent", programs=programs), text("fig.tiles.per_tile", tiles=tiles)],
+    )
     ax.set_xlabel(text("fig.tiles.xlabel"))
     ax.set_xlim(0, tiles)
     ax.grid(False)

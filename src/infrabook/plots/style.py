@@ -48,8 +48,14 @@ MAX_WIDTH_IN = 7.0
 
 #: Latin family first so digits and identifiers keep their usual shapes; the CJK families
 #: after it are used by the reader's browser for Chinese glyphs.
-FONT_FAMILIES = ("DejaVu Sans", "Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC",
-                 "Microsoft YaHei", "sans-serif")
+FONT_FAMILIES = (
+    "DejaVu Sans",
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "PingFang SC",
+    "Microsoft YaHei",
+    "sans-serif",
+)
 
 BOOK_RC: dict[RcKeyType, Any] = {
     "figure.facecolor": "none",

@@ -40,13 +40,28 @@ def timeline_figure(timelines: Sequence[Timeline], width: float = 7.0) -> Figure
     labels = []
     for y, (t, lane) in enumerate(rows):
         spans = t.lane(lane)
-        ax.broken_barh([(s.start_us, s.duration_us) for s in spans], (y - 0.35, 0.7),
-                       facecolors=_LANE_COLOUR[lane], edgecolors="white", linewidth=0.8)
-        labels.append(text("timeline.row", name=text(f"timeline.name.{t.name}"),
-                           lane=text(f"timeline.lane.{lane}")))
+        ax.broken_barh(
+            [(s.start_us, s.duration_us) for s in spans],
+            (y - 0.35, 0.7),
+            facecolors=_LANE_COLOUR[lane],
+            edgecolors="white",
+            linewidth=0.8,
+        )
+        labels.append(
+            text(
+                "timeline.row",
+                name=text(f"timeline.name.{t.name}"),
+                lane=text(f"timeline.lane.{lane}"),
+            )
+        )
         if lane == "device":
-            ax.text(t.makespan_us + 0.01 * end, y, text("timeline.end", value=f"{t.makespan_us:g}"),
-                    va="center", ha="left")
+            ax.text(
+                t.makespan_us + 0.01 * end,
+                y,
+                text("timeline.end", value=f"{t.makespan_us:g}"),
+                va="center",
+                ha="left",
+            )
     ax.set_yticks(range(len(rows)), labels)
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_xlim(0, end * 1.18)
