@@ -35,7 +35,10 @@ def test_fix_line(line, fixed):
 
 
 def test_code_cells_and_options_are_left_alone():
-    page = '---\ntitle: "a:b"\n---\n```{code-cell} ipython3\nprint("中,文")\n```\n:::{note}\n中,文\n:::\n'
+    page = (
+        '---\ntitle: "a:b"\n---\n```{code-cell} ipython3\nprint("中,文")\n```\n'
+        ":::{note}\n中,文\n:::\n"
+    )
     fixed = punct.fix_page(page)
     assert 'print("中,文")' in fixed
     assert 'title: "a:b"' in fixed

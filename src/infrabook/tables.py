@@ -38,7 +38,7 @@ def number_text(value: Any, spec: str | None = None) -> str:
     if isinstance(value, bool):
         return text("word.yes" if value else "word.no")
     tolist = getattr(value, "tolist", None)  # numpy arrays, without importing numpy here
-    if callable(tolist) and getattr(value, "ndim", 0):
+    if callable(tolist) and int(getattr(value, "ndim", 0)) > 0:
         return ", ".join(number_text(v, spec) for v in _flat(tolist()))
     if isinstance(value, str | Fraction) or not isinstance(value, numbers.Real):
         return str(value)
