@@ -151,7 +151,11 @@ class Table:
             for row in self.rows
         )
         note = f'<p class="live-note">{html.escape(self.note)}</p>' if self.note else ""
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}"
+        # The theme's scrolling container: a wide table scrolls inside it on a phone.
+        return (
+            '<div class="pst-scrollable-table-container">'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{note}"
+        )
 
 
 @dataclass(frozen=True)
