@@ -60,7 +60,9 @@ MARK_TARGETS = """([toggle, answers, inputs, article]) => {
   const inArticle = (sel) => [...document.querySelectorAll(`${article} ${sel}`)];
   const head = [...document.querySelectorAll(toggle), ...search.slice(0, 1)].filter(shown);
   head.sort((a, b) => a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1);
-  const targets = [...head, ...inArticle(answers), ...inArticle(inputs).filter(shown)];
+  const body = [...inArticle(answers), ...inArticle(inputs).filter(shown)];
+  body.sort((a, b) => a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1);
+  const targets = [...head, ...body];
   targets.forEach((e, i) => { e.dataset.a11yTarget = String(i); });
   return targets.length;
 }"""

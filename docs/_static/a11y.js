@@ -68,7 +68,16 @@
     window.addEventListener("resize", focusableWideMath);
   }
 
+  // docutils marks the bibliography role="list" but its entries role="doc-biblioentry",
+  // which is not a list item, so assistive technology gets a broken list: make the
+  // entries list items of that list.
+  function repairCitationList() {
+    document.querySelectorAll('.citation-list[role="list"] > [role="doc-biblioentry"]')
+      .forEach((entry) => entry.setAttribute("role", "listitem"));
+  }
+
   function run() {
+    repairCitationList();
     nameSectionArrows();
     nameNavigation();
     markSiteTitle();
