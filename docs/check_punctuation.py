@@ -127,6 +127,7 @@ def fix_page(source: str) -> str:
     out = []
     fence: str | None = None
     in_front_matter = bool(lines) and lines[0] == "---"
+    in_math = False
     for number, line in enumerate(lines):
         stripped = line.lstrip()
         if in_front_matter:
@@ -134,7 +135,17 @@ def fix_page(source: str) -> str:
             if number > 0 and line == "---":
                 in_front_matter = False
             continue
+        if fence is None and (in_math or line.count("$$") % 2 == 1):
+            # A display formula spread over several lines is math, not prose.
+            if line.count("$$") % 2 == 1:
+                in_math = not in_math
+            out.append(line)
+            continue
         opener = re.match(r"(`{3,}|:{3,})\s*(\{[^}]*\})?", stripped)
+        # A bare fence outside any skipped block closes a prose directive; it opens nothing.
+        if fence is None and opener and not opener.group(2) and not stripped.strip("`:"):
+            out.append(line)
+            continue
         if fence is None and opener:
             marker, directive = opener.group(1), opener.group(2) or ""
             # Directives whose body is prose stay open to fixing; code, math and
