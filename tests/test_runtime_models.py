@@ -10,7 +10,7 @@ import math
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from infrabook.bucketing import (
@@ -140,6 +140,8 @@ def test_regimes_are_the_lower_envelope():
         assert best_at(ARTICLE_LINES, probe).name == g.best
 
 
+# No per-example deadline: on a loaded 2-core CI machine one example can exceed 200 ms.
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2000), st.integers(1, 400)), min_size=2, max_size=5))
 def test_regimes_agree_with_brute_force(params):
     lines = [Line(f"s{i}", p, t / 10) for i, (p, t) in enumerate(params)]
