@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from axe_playwright_python.sync_playwright import Axe
-from check_browser import CHROMIUM_FLAGS, SKIP_DIRS, _serve
+from check_browser import CHROMIUM_FLAGS, SKIP_DIRS, _serve, has_chromium
 from playwright.sync_api import BrowserContext, Page, sync_playwright
 
 WIDTHS = (390, 1280)
@@ -272,12 +272,7 @@ def main() -> int:
         help="only pages matching these globs, e.g. 'chapters/02-*'",
     )
     args = parser.parse_args()
-    if not Path(args.chromium).is_file():
-        print(
-            f"no Chromium at {args.chromium}: install Debian's chromium package "
-            "(apt-get install chromium)",
-            file=sys.stderr,
-        )
+    if not has_chromium(args.chromium):
         return 2
     problems, notes = run(args.root, args.chromium, args.pages)
     for n in notes:

@@ -100,9 +100,25 @@ CHROMIUM_FLAGS = [
 ]
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # the browser closing a page mid-download is not a failure of the site
+
+
+def has_chromium(path: str) -> bool:
+    """Whether Debian's Chromium is at ``path``; if not, say how to get it."""
+    if Path(path).is_file():
+        return True
+    print(
+        f"no Chromium at {path}: install Debian's chromium package (apt-get install chromium)",
+        file=sys.stderr,
+    )
+    return False
+
+
 def _serve(root: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     handler = functools.partial(_QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
@@ -310,12 +326,7 @@ def main() -> int:
     parser.add_argument("root", type=Path)
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
-    if not Path(args.chromium).is_file():
-        print(
-            f"no Chromium at {args.chromium}: install Debian's chromium package "
-            "(apt-get install chromium)",
-            file=sys.stderr,
-        )
+    if not has_chromium(args.chromium):
         return 2
     problems = run(args.root, args.chromium)
     for p in problems:

@@ -19,31 +19,20 @@ median time of an update) with the browser, commit and date: a benchmark, not a 
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import json
 import statistics
 import subprocess
 import sys
-import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
+from check_browser import CHROMIUM_FLAGS, _serve, has_chromium
 from playwright.sync_api import Page, sync_playwright
 
 from infrabook import live
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 BOOT_TIMEOUT_MS = 120_000
 UPDATES = 9
 
@@ -163,28 +152,13 @@ def check_page(page: Page, url: str, timings: dict) -> list[str]:
     return failures
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-class _Server(http.server.ThreadingHTTPServer):
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass  # the browser closing a page mid-download is not a failure of the site
-
-
-def _serve(root: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    handler = functools.partial(_Quiet, directory=str(root))
-    server = _Server(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("html", type=Path)
     parser.add_argument("--record", type=Path, help="write the timings to this JSON file")
     args = parser.parse_args(argv)
+    if not has_chromium(CHROMIUM):
+        return 2
     pages = sorted(
         p
         for p in args.html.rglob("*.html")
@@ -199,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     timings: dict[str, list[float]] = {}
     outside: list[str] = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         version = browser.version
         for path in pages:
             context = browser.new_context()

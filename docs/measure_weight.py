@@ -20,7 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from check_browser import CHROMIUM_FLAGS, SKIP_DIRS, _serve
+from check_browser import CHROMIUM_FLAGS, SKIP_DIRS, _serve, has_chromium
 from playwright.sync_api import Browser, sync_playwright
 
 DOCS = Path(__file__).resolve().parent
@@ -104,12 +104,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=DOCS / "_data" / "weight.json")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
-    if not Path(args.chromium).is_file():
-        print(
-            f"no Chromium at {args.chromium}: install Debian's chromium package "
-            "(apt-get install chromium)",
-            file=sys.stderr,
-        )
+    if not has_chromium(args.chromium):
         return 2
     record = measure(args.root, args.chromium)
     args.out.parent.mkdir(parents=True, exist_ok=True)
