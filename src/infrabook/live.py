@@ -397,13 +397,24 @@ def _calculators() -> dict[str, Calculator]:
         for n in by_name
     }
     calls = ",".join(f"{r}x{n}" if n > 1 else str(r) for r, n in s["bucketing"]["calls"])
+    # Fields that several calculators share, defined once.
+    rows = Field("rows", "int", str(chain["rows"]), 1, big)
+    cols = Field("cols", "int", str(chain["cols"]), 1, big)
+    chain_dtype = Field("dtype", "choice", chain["dtype"], choices=_DTYPES)
+    seq_len = Field("seq_len", "int", str(att["seq_len"]), 1, big)
+    head_dim = Field("head_dim", "int", str(att["head_dim"]), 1, 1024)
+    score_dtype = Field("score_dtype", "choice", att["score_dtype"], choices=_DTYPES)
+    call_rows = Field("calls", "calls", calls, 1, big, max_items=32)
+    bucket_sizes = Field(
+        "buckets", "ints", ",".join(str(b) for b in article.buckets), 1, big, max_items=16
+    )
     calcs = [
         Calculator(
             "fusion",
             (
-                Field("rows", "int", str(chain["rows"]), 1, big),
-                Field("cols", "int", str(chain["cols"]), 1, big),
-                Field("dtype", "choice", chain["dtype"], choices=_DTYPES),
+                rows,
+                cols,
+                chain_dtype,
                 Field("quant_dtype", "choice", "none", choices=("none", "int8", "fp8")),
             ),
             _fusion,
@@ -411,10 +422,10 @@ def _calculators() -> dict[str, Calculator]:
         Calculator(
             "attention",
             (
-                Field("seq_len", "int", str(att["seq_len"]), 1, big),
-                Field("head_dim", "int", str(att["head_dim"]), 1, 1024),
+                seq_len,
+                head_dim,
                 Field("dtype", "choice", att["dtype"], choices=_DTYPES),
-                Field("score_dtype", "choice", att["score_dtype"], choices=_DTYPES),
+                score_dtype,
                 Field("block_q", "int", str(att["block_q"]), 16, 4096),
                 Field("block_k", "int", str(att["block_k"]), 16, 4096),
                 Field("causal", "bool", "false"),
@@ -439,15 +450,8 @@ def _calculators() -> dict[str, Calculator]:
         Calculator(
             "buckets",
             (
-                Field("calls", "calls", calls, 1, big, max_items=32),
-                Field(
-                    "buckets",
-                    "ints",
-                    ",".join(str(b) for b in article.buckets),
-                    1,
-                    big,
-                    max_items=16,
-                ),
+                call_rows,
+                bucket_sizes,
                 Field("peak_tflops", "float", number_text(article.peak_tflops, "g"), 1.0, 1e5),
                 *util.values(),
                 *prep.values(),
@@ -458,22 +462,15 @@ def _calculators() -> dict[str, Calculator]:
         Calculator(
             "recompute",
             (
-                Field("rows", "int", str(chain["rows"]), 1, big),
-                Field("cols", "int", str(chain["cols"]), 1, big),
-                Field("dtype", "choice", chain["dtype"], choices=_DTYPES),
+                rows,
+                cols,
+                chain_dtype,
                 Field("quant_dtype", "choice", chain["quant_dtype"], choices=("int8", "fp8")),
-                Field("seq_len", "int", str(att["seq_len"]), 1, big),
-                Field("head_dim", "int", str(att["head_dim"]), 1, 1024),
-                Field("score_dtype", "choice", att["score_dtype"], choices=_DTYPES),
-                Field("calls", "calls", calls, 1, big, max_items=32),
-                Field(
-                    "buckets",
-                    "ints",
-                    ",".join(str(b) for b in article.buckets),
-                    1,
-                    big,
-                    max_items=16,
-                ),
+                seq_len,
+                head_dim,
+                score_dtype,
+                call_rows,
+                bucket_sizes,
             ),
             _recompute,
         ),
