@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from infrabook.config import Device
@@ -20,6 +21,21 @@ from infrabook.tables import number_text
 from infrabook.units import mib
 
 READ_COLOUR, WRITE_COLOUR = PALETTE[0], PALETTE[1]
+
+
+def _segment_label(ax: Axes, x: float, y: float, label: str, colour: str) -> None:
+    """White bold text on a plate of the segment's colour, centred on the segment."""
+    ax.text(
+        x,
+        y,
+        label,
+        ha="center",
+        va="center",
+        color="white",
+        fontsize=SMALL_PT,
+        fontweight="bold",
+        bbox=dict(boxstyle="round,pad=0.15", fc=colour, ec="none"),
+    )
 
 
 def _mib_text(nbytes: float) -> str:
@@ -149,17 +165,7 @@ def traffic_bars(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure:
                         edgecolor="white",
                         hatch=hatch or None,
                     )
-                    ax.text(
-                        x,
-                        bottom + h / 2,
-                        f"{name} {h:.0f}",
-                        ha="center",
-                        va="center",
-                        color="white",
-                        fontsize=SMALL_PT,
-                        fontweight="bold",
-                        bbox=dict(boxstyle="round,pad=0.15", fc=colour, ec="none"),
-                    )
+                    _segment_label(ax, x, bottom + h / 2, f"{name} {h:.0f}", colour)
                     bottom += h
             ticks.append(x)
             ticklabels.append(k.name)
@@ -234,17 +240,7 @@ def liveness_timeline(graph: Graph, plans: Sequence[tuple[str, Plan]]) -> Figure
                     edgecolor="white",
                     label=None if name in seen else text("fig.fusion.live", name=name),
                 )
-                ax.text(
-                    step,
-                    bottom + h / 2,
-                    name,
-                    ha="center",
-                    va="center",
-                    color="white",
-                    fontsize=SMALL_PT,
-                    fontweight="bold",
-                    bbox=dict(boxstyle="round,pad=0.15", fc=colour, ec="none"),
-                )
+                _segment_label(ax, step, bottom + h / 2, name, colour)
                 seen.add(name)
                 bottom += h
         traffic = mib(acc.traffic)
