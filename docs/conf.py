@@ -48,9 +48,15 @@ def _source_hash() -> str:
 
 
 project = "infrabook"
-author = "infrabook 作者们"
-copyright = "2026，infrabook 作者们"
+# The source language. ``-D language=en`` builds the English edition from docs/locale;
+# infrabook_i18n sets what differs per edition (title, author, search, 404, prompts, cache).
 language = "zh_CN"
+locale_dirs = ["locale"]
+# One catalogue per page, so a page's translation is reviewed and updated on its own.
+gettext_compact = False
+gettext_uuid = False
+gettext_last_translator = "infrabook"
+gettext_language_team = "infrabook"
 
 extensions = [
     "myst_nb",
@@ -59,6 +65,7 @@ extensions = [
     "sphinxext.opengraph",
     "notfound.extension",
     "infrabook_site",
+    "infrabook_i18n",
     "infrabook_a11y",
     "infrabook_live",
     "sphinxcontrib.bibtex",
@@ -84,9 +91,6 @@ nb_merge_streams = True
 nb_render_markdown_format = "myst"
 # Figures are glued as SVG with real text (infrabook.plots.style); prefer it to PNG.
 nb_mime_priority_overrides = [("html", "image/svg+xml", 5), ("html", "image/png", 15)]
-# The folding toggles of hidden cells speak Chinese.
-nb_code_prompt_show = "显示代码"
-nb_code_prompt_hide = "隐藏代码"
 
 # The copy button leaves out shell prompts and copies only the command lines.
 copybutton_prompt_text = r"\$ |>>> |\.\.\. "
@@ -113,17 +117,10 @@ ogp_enable_meta_description = True
 ogp_social_cards = {"enable": False}  # drawn with a font that has no CJK glyphs
 
 # The 404 page is served at any address, so its links are absolute: the prefix is where the
-# site is served from.
+# site is served from (infrabook_i18n adds en/ for the English edition, and its text).
 notfound_urls_prefix = os.environ.get("INFRABOOK_URL_PREFIX", "/")
-notfound_context = {
-    "title": "页面不存在（404）",
-    "body": f"<h1>页面不存在</h1><p>这个地址没有页面。请从<a href='{notfound_urls_prefix}"
-    f"index.html'>目录</a>重新进入，或<a href='{notfound_urls_prefix}search.html'>搜索</a>"
-    "要找的内容。</p>",
-}
 
 html_theme = "sphinx_book_theme"
-html_title = "infrabook · 为什么 kernel 会变快"
 html_static_path = ["_static"]
 templates_path = ["_templates"]
 html_css_files = ["infrabook-site.css"]
@@ -133,7 +130,8 @@ html_context = {"default_mode": "auto"}
 html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,
-    "search_bar_text": "搜索…",
+    # the language switcher (中文 ⇄ English) before the theme's buttons
+    "article_header_end": ["lang-switch.html", "article-header-buttons.html"],
 }
 
 

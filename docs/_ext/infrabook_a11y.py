@@ -56,12 +56,18 @@ def _add_templates(app: Sphinx, config: Config) -> None:
         config.templates_path.append(str(TEMPLATES))
 
 
-def setup(app: Sphinx) -> dict:
-    app.connect("config-inited", _add_templates)
-    app.add_css_file("a11y.css")
+def _add_script(app: Sphinx, config: Config) -> None:
+    # At config-inited, after infrabook_i18n has set the edition's language (``-D language``
+    # is applied only after every extension's setup has run).
     app.add_js_file(
         "a11y.js",
         defer="defer",
         **{"data-words": json.dumps(words(language()), ensure_ascii=False)},
     )
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("config-inited", _add_templates)
+    app.connect("config-inited", _add_script, priority=600)
+    app.add_css_file("a11y.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

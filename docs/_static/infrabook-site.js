@@ -26,7 +26,9 @@
           hint = document.createElement("p");
           hint.className = "ib-scroll-hint";
           hint.setAttribute("aria-hidden", "true");
-          hint.textContent = "← 表格较宽，可左右滑动 →";
+          hint.textContent = document.documentElement.lang.startsWith("en")
+            ? "← wide table: scroll sideways →"
+            : "← 表格较宽，可左右滑动 →";
           box.after(hint);
         }
       });

@@ -689,3 +689,25 @@ def text(key: str, lang: str | None = None, **fields: object) -> str:
         raise ValueError(f"lang={lang!r}: expected one of {', '.join(LANGUAGES)}")
     chosen = pair[LANGUAGES.index(lang)]
     return chosen.format(**fields) if fields else chosen
+
+
+def pick(zh: str, en: str, lang: str | None = None) -> str:
+    """One of a page's own two wordings, in ``lang`` (the build's language by default).
+
+    For the few words a page's hidden cells put into its tables and glued sentences; the
+    package's own words are keys in this module. An executed cell chooses, so each edition's
+    outputs are in its own language.
+
+    >>> pick("分开执行", "separate kernels", lang="zh"), pick("分开执行", "separate kernels", lang="en")
+    ('分开执行', 'separate kernels')
+    >>> pick("分开执行", "", lang="en")
+    Traceback (most recent call last):
+    ...
+    ValueError: pick('分开执行', ''): both wordings are needed
+    """
+    if not zh or not en:
+        raise ValueError(f"pick({zh!r}, {en!r}): both wordings are needed")
+    lang = lang or language()
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang={lang!r}: expected one of {', '.join(LANGUAGES)}")
+    return zh if lang == "zh" else en

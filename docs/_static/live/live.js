@@ -21,6 +21,9 @@ function boot() {
       const wheel = await response.arrayBuffer();
       const site = py.runPython("import site; site.getsitepackages()[0]");
       py.unpackArchive(wheel, "wheel", { extractDir: site });
+      // The package answers in the edition's language (infrabook.labels reads this).
+      const lang = document.documentElement.lang.startsWith("en") ? "en" : "zh";
+      py.runPython(`import os; os.environ["INFRABOOK_LANG"] = "${lang}"`);
       return py.pyimport("infrabook.live");
     })();
   }

@@ -1,0 +1,302 @@
+"""Two editions from one source: Chinese (the source language) and English (gettext).
+
+The English edition is the same pages built with ``-D language=en``; its prose comes from
+``docs/locale/en/LC_MESSAGES/**/*.po``, its code runs again with ``INFRABOOK_LANG=en`` so
+that everything the package prints, tabulates or draws is in English. This extension makes
+that work with MyST-NB:
+
+* Per-language settings. ``-D language=en`` is applied after conf.py has run, so the
+  settings that depend on the language (title, search language, 404 text, prompts, the
+  execution cache, the language code executed cells see) are set here, at ``config-inited``.
+* Only prose is a message. Cell outputs change on every run (numbers, timings), so nothing
+  inside a cell is offered for translation; the English text of an output comes from the
+  package's labels instead.
+* Glued values in translated prose. Sphinx parses each translation as a new document,
+  which lacks the notebook that myst-nb reads glue data from, so ``{glue:text}`` rendered
+  empty. While a page is translated, a glue lookup in such a document falls back to the
+  glue data myst-nb saved for the page.
+* Numbered headings. A translated "1. Title" would be parsed on its own as a one-item list
+  (MyST-Parser #852). A message is never a whole list (each list item is its own message),
+  so a leading "N." in a translation is escaped before it is parsed.
+* No silent Chinese. In a translated edition every message must have a translation:
+  a missing or fuzzy one (fuzzy entries are left out of the compiled catalogue) is a
+  warning, and the docs build runs with ``-W``.
+* ``{zh}`原文``: Chinese kept in the English edition on purpose (the article's terms and
+  words), marked ``lang="zh-CN"`` so fonts, screen readers and the CJK check know it.
+* The language switcher: ``infrabook_other_edition`` in every page's context is the same
+  page in the other edition (``_templates/lang-switch.html``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import sphinx.transforms.i18n as sphinx_i18n
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ExtensionError
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
+from sphinx.util.nodes import extract_messages
+
+
+logger = logging.getLogger(__name__)
+
+# The folder, under the Chinese site's root, that holds the English edition.
+EDITION_DIR = {"zh": "", "en": "en/"}
+
+# Settings that differ per edition. Chinese is the source; the English edition's 404 page
+# and links live under en/.
+SETTINGS: dict[str, dict[str, Any]] = {
+    "zh": {
+        "html_title": "infrabook · 为什么 kernel 会变快",
+        "author": "infrabook 作者们",
+        "html_search_language": "zh",
+        "nb_code_prompt_show": "显示代码",
+        "nb_code_prompt_hide": "隐藏代码",
+        "search_bar_text": "搜索…",
+        "notfound_title": "页面不存在（404）",
+        "notfound_body": "<h1>页面不存在</h1><p>这个地址没有页面。请从<a href='{prefix}"
+        "index.html'>目录</a>重新进入，或<a href='{prefix}search.html'>搜索</a>要找的内容。</p>",
+    },
+    "en": {
+        "html_title": "infrabook · Why kernels get faster",
+        "author": "the infrabook authors",
+        "html_search_language": "en",
+        "nb_code_prompt_show": "Show code",
+        "nb_code_prompt_hide": "Hide code",
+        "search_bar_text": "Search…",
+        "notfound_title": "Page not found (404)",
+        "notfound_body": "<h1>Page not found</h1><p>There is no page at this address. Start again "
+        "from the <a href='{prefix}index.html'>contents</a>, or <a href='{prefix}search.html'>"
+        "search</a> for what you were looking for.</p>",
+    },
+}
+
+# Reader-facing words of the templates (theme switcher, sidebar toggles, footer, switcher).
+UI: dict[str, tuple[str, str]] = {
+    "colour": ("配色", "Colour scheme"),
+    "light": ("亮色", "Light"),
+    "dark": ("暗色", "Dark"),
+    "auto": ("跟随系统", "System"),
+    "toggle_chapters": ("显示或隐藏章节目录", "Show or hide the chapter list"),
+    "toggle_contents": ("显示或隐藏本页目录", "Show or hide this page's contents"),
+    "by": ("作者：", "By "),
+    "other_edition": ("English", "中文"),
+    "other_edition_label": ("Read this page in English", "本页的中文版"),
+}
+
+
+def edition(language: str | None) -> str:
+    """The edition a Sphinx ``language`` builds: ``zh`` or ``en``.
+
+    >>> edition("zh_CN"), edition("en"), edition(None)
+    ('zh', 'en', 'zh')
+    >>> edition("fr")
+    Traceback (most recent call last):
+    ...
+    ValueError: language='fr': expected zh_CN or en
+    """
+    if language in (None, "", "zh", "zh_CN"):
+        return "zh"
+    if language == "en":
+        return "en"
+    raise ValueError(f"language={language!r}: expected zh_CN or en")
+
+
+def _configure(app: Sphinx, config: Config) -> None:
+    lang = edition(config.language)
+    # Executed cells and the package (labels, plots, live calculators) read the language
+    # from the environment; kernels started by myst-nb inherit it.
+    os.environ["INFRABOOK_LANG"] = lang
+    s = SETTINGS[lang]
+    config.html_title = s["html_title"]
+    config.author = s["author"]
+    config.copyright = f"2026，{s['author']}" if lang == "zh" else f"2026, {s['author']}"
+    config.html_search_language = s["html_search_language"]
+    if lang != "zh":
+        # the jieba dictionary is for Chinese word splitting only
+        config.html_search_options = {}
+    config.nb_code_prompt_show = s["nb_code_prompt_show"]
+    config.nb_code_prompt_hide = s["nb_code_prompt_hide"]
+    config.html_theme_options = {**config.html_theme_options, "search_bar_text": s["search_bar_text"]}
+    # Outputs differ per language, so each edition keeps its own execution cache.
+    config.nb_execution_cache_path = str(Path(config.nb_execution_cache_path) / lang)
+    prefix = os.environ.get("INFRABOOK_URL_PREFIX", "/") + EDITION_DIR[lang]
+    config.notfound_urls_prefix = prefix
+    config.notfound_context = {
+        "title": s["notfound_title"],
+        "body": s["notfound_body"].format(prefix=prefix),
+    }
+    index = ("zh", "en").index(lang)
+    config.html_context = {
+        **config.html_context,
+        "infrabook_lang": lang,
+        "ui": {key: pair[index] for key, pair in UI.items()},
+    }
+
+
+def _extract_without_running(app: Sphinx) -> None:
+    # Messages are prose only, so extracting them needs no executed outputs; glue roles then
+    # find no data, which is expected here and not worth a warning each.
+    if app.builder.name == "gettext":
+        app.config.nb_execution_mode = "off"
+        app.config.suppress_warnings = [*app.config.suppress_warnings, "mystnb", "myst-nb"]
+
+
+def _notebooks_beside_doctrees(app: Sphinx) -> None:
+    # myst-nb writes executed notebooks and glue data next to the HTML folder, which for the
+    # English edition (html/en) is inside the published Chinese site. Each edition keeps
+    # them beside its own doctrees instead (docs/_build and docs/_build/en).
+    folder = Path(app.doctreedir).parent / "jupyter_execute"
+    app.env.mystnb_config = app.env.mystnb_config.copy(output_folder=str(folder.resolve()))
+
+
+class ProseOnly(SphinxTransform):
+    """Takes what cells print or display out of the messages (before Sphinx translates or
+    extracts them): outputs are computed, in the edition's own language."""
+
+    default_priority = 15
+
+    def apply(self, **kwargs: Any) -> None:
+        for container in self.document.findall(nodes.container):
+            if container.get("nb_element") not in ("cell_code", "cell_code_output"):
+                continue
+            for node in container.findall(nodes.TextElement):
+                node["translatable"] = False
+
+
+def _check_translated(app: Sphinx, doctree: nodes.document) -> None:
+    """Warns about every message of a translated edition that has no translation (run on
+    the finished doctree, the one the gettext builder extracts from)."""
+    if edition(app.config.language) == "zh":
+        return
+    for node, msg in extract_messages(doctree):
+        if node.get("translated") is not True:
+            logger.warning(
+                "untranslated or fuzzy message: %r",
+                msg[:80],
+                location=node,
+                type="infrabook",
+                subtype="i18n",
+            )
+
+
+# The page being translated, while Sphinx's Locale transform runs on it.
+_translating: list[nodes.document] = []
+
+_LEADING_NUMBER = re.compile(r"^(\s*\d+)\.(\s)")
+
+
+def _patch_sphinx_i18n() -> None:
+    """Installs the two repairs described in the module docstring."""
+    try:
+        locale_apply = sphinx_i18n.Locale.apply
+        publish = sphinx_i18n._publish_msgstr
+        import myst_nb.ext.glue.directives as glue_directives
+        import myst_nb.ext.glue.roles as glue_roles
+
+        from myst_nb.ext.glue.crossref import read_glue_cache
+        from myst_nb.ext.glue.utils import RetrievalError
+        from myst_nb.core.variables import VariableOutput
+
+        retrieve = glue_roles.retrieve_glue_data
+    except (AttributeError, ImportError) as err:
+        raise ExtensionError(
+            f"infrabook_i18n: Sphinx or myst-nb changed ({err}); the glue and numbered-heading "
+            "repairs for translated pages need updating"
+        ) from err
+    if getattr(locale_apply, "_infrabook", False):
+        return
+
+    def apply(self: sphinx_i18n.Locale, **kwargs: Any) -> None:
+        _translating.append(self.document)
+        try:
+            locale_apply(self, **kwargs)
+        finally:
+            _translating.pop()
+
+    def publish_msgstr(source: str, *args: Any, **kwargs: Any) -> nodes.Element:
+        return publish(_LEADING_NUMBER.sub(r"\1\\.\2", source, count=1), *args, **kwargs)
+
+    def retrieve_glue_data(document: nodes.document, key: str) -> Any:
+        # A translated message is parsed as a notebook of its own, without the page's glue
+        # data; myst-nb has by then written the page's glue data to its output folder.
+        try:
+            return retrieve(document, key)
+        except RetrievalError:
+            if not _translating:
+                raise
+            env = document.settings.env
+            data = read_glue_cache(env.mystnb_config.output_folder, env.docname)
+            if key not in data:
+                raise
+            return VariableOutput(
+                data=data[key]["data"],
+                metadata=data[key].get("metadata", {}),
+                # only {glue:text} appears in prose, and it reads the data alone
+                nb_renderer=document.get("nb_renderer"),
+                vtype="glue",
+            )
+
+    apply._infrabook = True  # type: ignore[attr-defined]
+    sphinx_i18n.Locale.apply = apply  # type: ignore[method-assign]
+    sphinx_i18n._publish_msgstr = publish_msgstr
+    glue_roles.retrieve_glue_data = retrieve_glue_data
+    glue_directives.retrieve_glue_data = retrieve_glue_data
+
+
+class zh_quote(nodes.inline):
+    """Chinese quoted in the English edition (a term of the article, its original words)."""
+
+
+def _zh_role(
+    name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None,
+    content: Any = None,
+) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+    return [zh_quote(rawtext, text)], []
+
+
+def _visit_zh(self: Any, node: zh_quote) -> None:
+    self.body.append('<span class="zh-quote" lang="zh-CN">')
+
+
+def _depart_zh(self: Any, node: zh_quote) -> None:
+    self.body.append("</span>")
+
+
+def _visit_zh_text(self: Any, node: zh_quote) -> None:
+    pass
+
+
+def _other_edition(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: nodes.document | None
+) -> None:
+    lang = edition(app.config.language)
+    up = "../" * pagename.count("/")
+    # From a Chinese page, down into en/; from an English page, up out of it.
+    target = "en/" if lang == "zh" else "../"
+    context["infrabook_other_edition"] = f"{up}{target}{pagename}.html"
+    context["infrabook_other_lang"] = "en" if lang == "zh" else "zh-CN"
+
+
+def setup(app: Sphinx) -> dict:
+    _patch_sphinx_i18n()
+    app.connect("config-inited", _configure, priority=400)
+    app.connect("builder-inited", _extract_without_running, priority=400)
+    app.connect("builder-inited", _notebooks_beside_doctrees, priority=600)
+    app.add_transform(ProseOnly)
+    app.connect("doctree-read", _check_translated)
+    app.connect("html-page-context", _other_edition)
+    app.add_node(
+        zh_quote,
+        html=(_visit_zh, _depart_zh),
+        latex=(_visit_zh_text, _visit_zh_text),
+        text=(_visit_zh_text, _visit_zh_text),
+    )
+    app.add_role("zh", _zh_role)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
