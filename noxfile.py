@@ -1,4 +1,5 @@
-"""Sessions: ``tests`` (pytest + doctests), ``docs`` (the executed site, checked), ``lint``
+"""Sessions: ``tests`` (pytest + doctests), ``docs`` (both editions of the executed site,
+checked), ``catalogues`` (update the English translation catalogues), ``lint``
 (ruff, format check), ``typecheck`` (mypy), ``browser`` (the built site in headless
 Chromium), ``bench`` (benchmark records).
 
@@ -7,6 +8,8 @@ machine without a GPU never downloads CUDA wheels.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import nox
 
@@ -20,36 +23,56 @@ CONSTRAINTS = ("-c", "constraints/cpu.txt")
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, property and golden tests, the doctests in src/, and the kernel tests (on CPU
-    in Triton's interpreter)."""
-    session.install(*CONSTRAINTS, "-e", ".[kernels,test]")
+    in Triton's interpreter). The docs extra is installed too: the English edition's tests
+    build small Sphinx projects with the i18n extension."""
+    session.install(*CONSTRAINTS, "-e", ".[kernels,test,docs]")
     session.run("python", "-m", "pytest", *session.posargs)
+
+
+EDITIONS = {
+    # edition: (sphinx language, HTML folder, doctrees; executed notebooks go beside them)
+    "zh": ("zh_CN", "docs/_build/html", "docs/_build/doctrees"),
+    "en": ("en", "docs/_build/html/en", "docs/_build/en/doctrees"),
+}
 
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Build the HTML site with every page executed, then check that each page ran cleanly.
+    """Build both editions of the site, every page executed, then check them: the Chinese
+    one at docs/_build/html, the English one (from docs/locale) at docs/_build/html/en.
 
-    Warnings are errors and a failing cell fails the build. Pass ``-- fresh`` to drop the
-    previous build and execution cache first.
+    Warnings are errors (an untranslated message is one) and a failing cell fails the
+    build. Pass ``-- zh`` or ``-- en`` to build one edition, ``-- fresh`` to drop the
+    previous builds and execution caches first.
     """
     session.install(*CONSTRAINTS, "-e", ".[kernels,docs]")
     if "fresh" in session.posargs:
         session.run("python", "-c", "import shutil; shutil.rmtree('docs/_build', True)")
-    # The doctree cache lives beside the HTML, not in it, so it is never published.
-    session.run(
-        "sphinx-build",
-        "-W",
-        "--keep-going",
-        "-n",
-        "-b",
-        "html",
-        "-d",
-        "docs/_build/doctrees",
-        "docs",
-        "docs/_build/html",
-    )
-    session.run("python", "docs/check_executed.py", "docs", "docs/_build")
+    chosen = [e for e in EDITIONS if e in session.posargs] or list(EDITIONS)
+    session.run("python", "docs/check_translations.py")
+    for edition in chosen:
+        language, html, doctrees = EDITIONS[edition]
+        # The doctree cache lives beside the HTML, not in it, so it is never published.
+        session.run(
+            "sphinx-build", "-W", "--keep-going", "-n", "-b", "html",
+            "-D", f"language={language}", "-d", doctrees, "docs", html,
+        )  # fmt: skip
+        session.run("python", "docs/check_executed.py", "docs", str(Path(doctrees).parent))
     session.run("python", "docs/check_links.py", "docs/_build/html")
+    if len(chosen) == len(EDITIONS):
+        session.run("python", "docs/check_editions.py", "docs/_build/html")
+
+
+@nox.session
+def catalogues(session: nox.Session) -> None:
+    """Extract the pages' prose (gettext) and update the English catalogues in
+    docs/locale: new messages come in empty, changed ones are marked fuzzy, and
+    ``docs/check_translations.py`` (run by ``docs``) fails until they are translated."""
+    session.install(*CONSTRAINTS, "-e", ".[kernels,docs]")
+    session.run("sphinx-build", "-q", "-b", "gettext", "docs", "docs/_build/gettext")
+    session.run(
+        "sphinx-intl", "update", "-p", "docs/_build/gettext", "-l", "en", "-d", "docs/locale"
+    )
 
 
 @nox.session

@@ -78,7 +78,9 @@ def problems(locale: Path) -> list[str]:
         with path.open("rb") as f:
             catalog = read_po(f)
         for msgid in catalog.obsolete:
-            found.append(f"{rel}: obsolete entry {msgid[:60]!r} (run sphinx-intl update; delete #~ lines)")
+            found.append(
+                f"{rel}: obsolete entry {msgid[:60]!r} (run sphinx-intl update; delete #~ lines)"
+            )
         for message in catalog:
             if not message.id:
                 continue

@@ -43,7 +43,6 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.nodes import extract_messages
 
-
 logger = logging.getLogger(__name__)
 
 # The folder, under the Chinese site's root, that holds the English edition.
@@ -123,7 +122,10 @@ def _configure(app: Sphinx, config: Config) -> None:
         config.html_search_options = {}
     config.nb_code_prompt_show = s["nb_code_prompt_show"]
     config.nb_code_prompt_hide = s["nb_code_prompt_hide"]
-    config.html_theme_options = {**config.html_theme_options, "search_bar_text": s["search_bar_text"]}
+    config.html_theme_options = {
+        **config.html_theme_options,
+        "search_bar_text": s["search_bar_text"],
+    }
     # Outputs differ per language, so each edition keeps its own execution cache.
     config.nb_execution_cache_path = str(Path(config.nb_execution_cache_path) / lang)
     prefix = os.environ.get("INFRABOOK_URL_PREFIX", "/") + EDITION_DIR[lang]
@@ -199,10 +201,9 @@ def _patch_sphinx_i18n() -> None:
         publish = sphinx_i18n._publish_msgstr
         import myst_nb.ext.glue.directives as glue_directives
         import myst_nb.ext.glue.roles as glue_roles
-
+        from myst_nb.core.variables import VariableOutput
         from myst_nb.ext.glue.crossref import read_glue_cache
         from myst_nb.ext.glue.utils import RetrievalError
-        from myst_nb.core.variables import VariableOutput
 
         retrieve = glue_roles.retrieve_glue_data
     except (AttributeError, ImportError) as err:
@@ -255,7 +256,12 @@ class zh_quote(nodes.inline):
 
 
 def _zh_role(
-    name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None,
+    name: str,
+    rawtext: str,
+    text: str,
+    lineno: int,
+    inliner: Any,
+    options: Any = None,
     content: Any = None,
 ) -> tuple[list[nodes.Node], list[nodes.system_message]]:
     return [zh_quote(rawtext, text)], []

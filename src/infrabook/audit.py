@@ -22,7 +22,7 @@ from infrabook.bucketing import StrategyCost, article_bucketing, cost_lines
 from infrabook.crossover import crossover
 from infrabook.dataflow import Accounting, account, fully_fused, unfused
 from infrabook.ffn_chain import FUSE_FIRST_TWO, article_chain
-from infrabook.labels import text
+from infrabook.labels import language, pick, text
 from infrabook.launches import article_launch_counts
 from infrabook.online_softmax import Ln, trace
 from infrabook.roofline import check_bandwidth_claim
@@ -293,15 +293,17 @@ def audit() -> list[AuditRow]:
         if claim["id"] not in recomputed:
             raise ValueError(f"claim {claim['id']!r} has no recomputation in infrabook.audit")
         r = recomputed[claim["id"]]
+        # a unit that is a word (次, 行, 组) has an English one; MiB, μs, × are the same
+        unit = claim.get("unit_en", claim["unit"]) if language() == "en" else claim["unit"]
         rows.append(
             AuditRow(
                 id=claim["id"],
                 section=claim["section"],
-                text=claim["text"],
+                text=pick(claim["text"], claim["text_en"]),
                 stated=claim["stated"],
-                unit=claim["unit"],
+                unit=unit,
                 recomputed=r.value,
-                recomputed_unit=r.unit or claim["unit"],
+                recomputed_unit=r.unit or unit,
                 verdict="implausible" if r.implausible else verdict(claim["stated"], r.value),
                 note="; ".join(
                     part

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from infrabook import config
 from infrabook.checks import check_finite, check_fraction, check_positive_int
 from infrabook.crossover import Line
+from infrabook.labels import pick
 
 Calls = tuple[tuple[int, int], ...]  # (rows, number of calls)
 
@@ -326,6 +327,13 @@ def cost_lines(
     ]
 
 
+def _strategy(entry: Mapping[str, object]) -> Strategy:
+    # conf/ names each strategy in both editions' words; the build's language picks one
+    fields = dict(entry)
+    label = pick(str(fields.pop("label")), str(fields.pop("label_en")))
+    return Strategy(label=label, **fields)  # type: ignore[arg-type]
+
+
 def article_bucketing() -> BucketingScenario:
     """Example 5-12 from ``conf/scenarios.toml``.
 
@@ -339,7 +347,7 @@ def article_bucketing() -> BucketingScenario:
         buckets=check_buckets(s["buckets"]),
         peak_tflops=s["peak_tflops"],
         flop_per_row=s["flop_per_row_factor"] * s["d_model"] * s["d_ff"],
-        strategies=tuple(Strategy(**st) for st in s["strategies"]),
+        strategies=tuple(_strategy(st) for st in s["strategies"]),
     )
 
 

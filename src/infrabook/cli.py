@@ -56,36 +56,71 @@ def _ints(text: str) -> list[int]:
         raise ValueError(f"cannot read {text!r}: expected comma-separated integers") from None
 
 
-def calc_lines() -> list[str]:
-    """The article's section 6 output, line by line, formatted from :func:`recompute`.
+def calc_lines(lang: str | None = None) -> list[str]:
+    """The article's section 6 output, line by line, formatted from :func:`recompute`, in
+    ``lang`` (the build's language by default; the Chinese keeps the article's format).
 
-    >>> print(calc_lines()[0])
+    >>> print(calc_lines(lang="zh")[0])
     融合: 分开 120 MiB → 融合 72 MiB(比 0.60,理论 1.67×);三步 156/108/60 MiB
+    >>> print(calc_lines(lang="en")[0])
+    fusion: separate 120 MiB → fused 72 MiB (ratio 0.60, theory 1.67×); three steps 156/108/60 MiB
     """
     r = {key: rec.value for key, rec in recompute().items()}
     s = config.scenarios()
     att, sm = s["attention"], s["online_softmax"]
-    scores = ",".join(str(Ln(w)) for w in sm["score_exps"]).replace("ln(2)", "ln2")
-    values = ",".join(str(v) for v in sm["values"])
-    g, b, p = (st.label for st in article_bucketing().strategies)
+    g, b, p = (labels.text(f"strategy.{st.name}", lang) for st in article_bucketing().strategies)
     cross = {key: rec.as_article for key, rec in recompute().items() if key.startswith("cross")}
     return [
-        f"融合: 分开 {r['fusion.separate_mib']:.0f} MiB → 融合 {r['fusion.fused_mib']:.0f} MiB"
-        f"(比 {r['fusion.ratio']:.2f},理论 {r['fusion.model_speedup']:.2f}×);三步 "
-        f"{r['boundary.separate_mib']:.0f}/{r['boundary.two_fused_mib']:.0f}/"
-        f"{r['boundary.all_fused_mib']:.0f} MiB",
-        f"峰值: 分开 {r['boundary.peak_separate_mib']:.0f} MiB vs 全融合 "
-        f"{r['boundary.peak_fused_mib']:.0f} MiB(读写 -{r['boundary.traffic_saved_mib']:.0f} MiB,"
-        f"峰值只 -{r['boundary.peak_saved_mib']:.0f} MiB)",
-        f"FlashAttention(L={att['seq_len']},d={att['head_dim']},{att['dtype'].upper()}): QKV/O 各 "
-        f"{r['attention.qkvo_mib']:.0f} MiB;S、P 各 {r['attention.s_mib']:.0f} MiB → 中间读写 "
-        f"{r['attention.intermediate_gib']:.1f} GiB(S、P 各写读一次)",
-        f"在线 softmax: [{scores}]/[{values}] → r={float(r['softmax.r'])} → "
-        f"ℓ'={float(r['softmax.l'])}, u'={float(r['softmax.u'])} → "
-        f"{float(r['softmax.result']):.4f}(= {r['softmax.result']})",
-        f"交叉点: {g}↔{b} {cross['crossover.generic_bucketed']:.0f} 组;"
-        f"{b}↔{p} {cross['crossover.bucketed_specialised']:.0f} 组;"
-        f"{g}↔{p} {cross['crossover.generic_specialised']:.0f} 组",
+        labels.text(
+            "calc.fusion",
+            lang,
+            sep=r["fusion.separate_mib"],
+            fused=r["fusion.fused_mib"],
+            ratio=r["fusion.ratio"],
+            speedup=r["fusion.model_speedup"],
+            s3=r["boundary.separate_mib"],
+            s2=r["boundary.two_fused_mib"],
+            s1=r["boundary.all_fused_mib"],
+        ),
+        labels.text(
+            "calc.peak",
+            lang,
+            sep=r["boundary.peak_separate_mib"],
+            fused=r["boundary.peak_fused_mib"],
+            traffic=r["boundary.traffic_saved_mib"],
+            peak=r["boundary.peak_saved_mib"],
+        ),
+        labels.text(
+            "calc.attention",
+            lang,
+            L=att["seq_len"],
+            d=att["head_dim"],
+            dtype=att["dtype"].upper(),
+            io=r["attention.qkvo_mib"],
+            s=r["attention.s_mib"],
+            gib=r["attention.intermediate_gib"],
+        ),
+        labels.text(
+            "calc.softmax",
+            lang,
+            scores=",".join(str(Ln(w)) for w in sm["score_exps"]).replace("ln(2)", "ln2"),
+            values=",".join(str(v) for v in sm["values"]),
+            r=float(r["softmax.r"]),
+            l=float(r["softmax.l"]),
+            u=float(r["softmax.u"]),
+            result=float(r["softmax.result"]),
+            exact=r["softmax.result"],
+        ),
+        labels.text(
+            "calc.crossover",
+            lang,
+            g=g,
+            b=b,
+            p=p,
+            gb=cross["crossover.generic_bucketed"],
+            bp=cross["crossover.bucketed_specialised"],
+            gp=cross["crossover.generic_specialised"],
+        ),
     ]
 
 

@@ -144,6 +144,7 @@ SCHEMAS: dict[str, Schema] = {
                     "name": NAME,
                     "article_rate_tflops": Optional(POSITIVE),
                     "label": NAME,
+                    "label_en": NAME,
                     "bucketed": BOOL,
                     "mfu": FRACTION,
                     "prep_ms": NON_NEGATIVE,
@@ -165,7 +166,15 @@ SCHEMAS: dict[str, Schema] = {
     },
     "claims.toml": {
         "claim": ListOf(
-            {"id": NAME, "section": NAME, "text": NAME, "stated": NUMERAL, "unit": STRING}
+            {
+                "id": NAME,
+                "section": NAME,
+                "text": NAME,
+                "text_en": NAME,
+                "stated": NUMERAL,
+                "unit": STRING,
+                "unit_en": Optional(NAME),
+            }
         ),
     },
     "bench_targets.toml": {

@@ -415,9 +415,40 @@ _LABELS: dict[str, tuple[str, str]] = {
     # ---- end of benchmark records -------------------------------------------------------
     #
     # ---- command line (cli.py) ----------------------------------------------------------
+    # `infrabook calc`: the article's section-6 lines; the Chinese keeps the article's format
+    "calc.fusion": (
+        "融合: 分开 {sep:.0f} MiB → 融合 {fused:.0f} MiB(比 {ratio:.2f},理论 {speedup:.2f}×);"
+        "三步 {s3:.0f}/{s2:.0f}/{s1:.0f} MiB",
+        "fusion: separate {sep:.0f} MiB → fused {fused:.0f} MiB (ratio {ratio:.2f}, theory "
+        "{speedup:.2f}×); three steps {s3:.0f}/{s2:.0f}/{s1:.0f} MiB",
+    ),
+    "calc.peak": (
+        "峰值: 分开 {sep:.0f} MiB vs 全融合 {fused:.0f} MiB(读写 -{traffic:.0f} MiB,"
+        "峰值只 -{peak:.0f} MiB)",
+        "peak: separate {sep:.0f} MiB vs all fused {fused:.0f} MiB (traffic -{traffic:.0f} MiB, "
+        "peak only -{peak:.0f} MiB)",
+    ),
+    "calc.attention": (
+        "FlashAttention(L={L},d={d},{dtype}): QKV/O 各 {io:.0f} MiB;S、P 各 {s:.0f} MiB → "
+        "中间读写 {gib:.1f} GiB(S、P 各写读一次)",
+        "FlashAttention (L={L}, d={d}, {dtype}): QKV/O {io:.0f} MiB each; S, P {s:.0f} MiB each "
+        "→ intermediate traffic {gib:.1f} GiB (S, P each written and read once)",
+    ),
+    "calc.softmax": (
+        "在线 softmax: [{scores}]/[{values}] → r={r} → ℓ'={l}, u'={u} → {result:.4f}(= {exact})",
+        "online softmax: [{scores}]/[{values}] → r={r} → ℓ'={l}, u'={u} → {result:.4f} (= {exact})",
+    ),
+    "calc.crossover": (
+        "交叉点: {g}↔{b} {gb:.0f} 组;{b}↔{p} {bp:.0f} 组;{g}↔{p} {gp:.0f} 组",
+        "crossovers: {g}↔{b} {gb:.0f} runs; {b}↔{p} {bp:.0f} runs; {g}↔{p} {gp:.0f} runs",
+    ),
     # ---- end of command line ------------------------------------------------------------
     #
     # ---- calculators' explanations (bucketing, crossover, roofline, ...) ----------------
+    "launches.eager": ("普通提交", "separate launches"),
+    "launches.graph": ("图重放(CUDA Graph)", "graph replay (CUDA Graph)"),
+    "launches.fused": ("融合激活链", "fused activation chain"),
+    "launches.fused+graph": ("融合 + 图重放", "fusion + graph replay"),
     # pages1: roofline and memory hierarchy
     "roofline.silu_separate": ("SiLU 链，分开执行", "SiLU chain, separate"),
     "roofline.silu_fused": ("SiLU 链，融合", "SiLU chain, fused"),
@@ -698,8 +729,8 @@ def pick(zh: str, en: str, lang: str | None = None) -> str:
     package's own words are keys in this module. An executed cell chooses, so each edition's
     outputs are in its own language.
 
-    >>> pick("分开执行", "separate kernels", lang="zh"), pick("分开执行", "separate kernels", lang="en")
-    ('分开执行', 'separate kernels')
+    >>> pick("分开执行", "separate", lang="zh"), pick("分开执行", "separate", lang="en")
+    ('分开执行', 'separate')
     >>> pick("分开执行", "", lang="en")
     Traceback (most recent call last):
     ...

@@ -14,6 +14,7 @@ from itertools import pairwise
 
 from infrabook import config
 from infrabook.checks import check_finite, check_positive_int
+from infrabook.labels import text
 
 
 @dataclass(frozen=True)
@@ -45,13 +46,15 @@ def launch_counts(
             f"fused_kernels_per_run ({fused_kernels_per_run}) must not exceed "
             f"kernels_per_run ({kernels_per_run}): fusion never adds kernels"
         )
-    return (
-        LaunchCount("eager", "普通提交", runs * kernels_per_run, runs * kernels_per_run),
-        LaunchCount("graph", "图重放(CUDA Graph)", runs, runs * kernels_per_run),
-        LaunchCount(
-            "fused", "融合激活链", runs * fused_kernels_per_run, runs * fused_kernels_per_run
-        ),
-        LaunchCount("fused+graph", "融合 + 图重放", runs, runs * fused_kernels_per_run),
+    counts = {
+        "eager": (runs * kernels_per_run, runs * kernels_per_run),
+        "graph": (runs, runs * kernels_per_run),
+        "fused": (runs * fused_kernels_per_run, runs * fused_kernels_per_run),
+        "fused+graph": (runs, runs * fused_kernels_per_run),
+    }
+    return tuple(
+        LaunchCount(name, text(f"launches.{name}"), submissions, kernels)
+        for name, (submissions, kernels) in counts.items()
     )
 
 

@@ -1,0 +1,167 @@
+"""Fail unless the English edition is the Chinese one in English: same pages, same numbers,
+no stray Chinese, and a language switcher that leads to the same page both ways.
+
+Usage: python docs/check_editions.py HTML_DIR   (the Chinese site; the English one is HTML_DIR/en)
+
+* Pages: every page of one edition exists in the other.
+* Numbers: on each page, the numbers inside glued values (``{glue:text}``) are the same
+  multiset in both editions. A translated sentence may order them differently; it may not
+  lose, add or change one.
+* Chinese: an English page (its text, and its ``alt``, ``title`` and ``aria-label``
+  attributes) and every figure it shows hold no Chinese, except inside ``lang="zh-CN"``
+  (the ``{zh}`` role, the switcher), the glossary's Chinese term lines, and cells tagged
+  ``article-quote`` (the article's own printed lines).
+* Switcher: each page's switcher points at the same page of the other edition, which exists.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from html.parser import HTMLParser
+from pathlib import Path
+
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+SKIP_TEXT = {"script", "style", "template"}
+# pages Sphinx writes itself, with no source page behind them
+GENERATED = {"genindex.html", "search.html", "404.html"}
+
+
+class Page(HTMLParser):
+    """One HTML page: its glued values, its Chinese outside quotations, its switcher link,
+    and the images it shows."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        # per open element: tag, and whether it is quoted Chinese, unshown text, a glued
+        # value, or inside the glossary's term list
+        self.stack: list[tuple[str, dict[str, bool]]] = []
+        self.glued: list[str] = []
+        self.chinese: list[str] = []
+        self.switch: str | None = None
+        self.images: list[str] = []
+        self._glue_text: list[str] = []
+
+    def _flags(self) -> dict[str, bool]:
+        return dict(self.stack[-1][1]) if self.stack else {}
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        classes = a.get("class", "").split()
+        flags = self._flags()
+        flags["glossary"] = flags.get("glossary", False) or (tag == "dl" and "glossary" in classes)
+        flags["quoted"] = (
+            flags.get("quoted", False)
+            or a.get("lang", "").startswith("zh")
+            or "tag_article-quote" in classes
+            or (tag == "dt" and flags["glossary"])
+        )
+        flags["skipped"] = flags.get("skipped", False) or tag in SKIP_TEXT
+        if "pasted-text" in classes and not flags.get("glue"):
+            flags["glue"] = True
+            self._glue_text = []
+        if "lang-switch" in classes:
+            self.switch = a.get("href")
+        if tag == "img" and a.get("src"):
+            self.images.append(a["src"])
+        if not flags["quoted"] and not flags["skipped"]:
+            for name in ("alt", "title", "aria-label"):
+                self.chinese += CJK.findall(a.get(name, ""))
+        if tag not in VOID:
+            self.stack.append((tag, flags))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.stack:
+            top, flags = self.stack.pop()
+            if flags.get("glue") and not self._flags().get("glue"):
+                self.glued.append("".join(self._glue_text))
+            if top == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        flags = self._flags()
+        if flags.get("glue"):
+            self._glue_text.append(data)
+        if not flags.get("quoted") and not flags.get("skipped"):
+            self.chinese += CJK.findall(data)
+
+
+def read(path: Path) -> Page:
+    page = Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+def numbers(glued: list[str]) -> Counter[str]:
+    """The numbers inside a page's glued values.
+
+    >>> sorted(numbers(["4 次 2,048 行", "45.5%"]).elements())
+    ['2,048', '4', '45.5']
+    """
+    return Counter(n for text in glued for n in NUMBER.findall(text))
+
+
+def pages(root: Path) -> set[str]:
+    return {
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*.html")
+        if not p.relative_to(root).parts[0].startswith(("_", "en"))
+    }
+
+
+def problems(zh_root: Path) -> list[str]:
+    en_root = zh_root / "en"
+    if not en_root.is_dir():
+        return [f"{en_root}: no English edition (build it with -D language=en)"]
+    found = []
+    zh_pages, en_pages = pages(zh_root), pages(en_root)
+    found += [f"en/{p}: missing (the Chinese edition has it)" for p in sorted(zh_pages - en_pages)]
+    found += [f"{p}: missing (the English edition has it)" for p in sorted(en_pages - zh_pages)]
+    svg_seen: set[Path] = set()
+    for rel in sorted(zh_pages & en_pages):
+        zh, en = read(zh_root / rel), read(en_root / rel)
+        if rel not in GENERATED:
+            if numbers(zh.glued) != numbers(en.glued):
+                only_zh = sorted((numbers(zh.glued) - numbers(en.glued)).elements())
+                only_en = sorted((numbers(en.glued) - numbers(zh.glued)).elements())
+                found.append(
+                    f"en/{rel}: glued numbers differ: zh only {only_zh}, en only {only_en}"
+                )
+            for page, here, there, name in (
+                (zh, zh_root / rel, en_root / rel, "zh"),
+                (en, en_root / rel, zh_root / rel, "en"),
+            ):
+                target = (here.parent / page.switch).resolve() if page.switch else None
+                if target != there.resolve():
+                    found.append(f"{name}/{rel}: switcher leads to {page.switch!r}, not here")
+        if en.chinese:
+            found.append(f"en/{rel}: Chinese outside quotations: {en.chinese[:5]}")
+        for src in en.images:
+            svg = (en_root / rel).parent / src.split("#")[0]
+            if svg.suffix == ".svg" and svg.is_file() and svg not in svg_seen:
+                svg_seen.add(svg)
+                text = " ".join(
+                    re.findall(r"<text[^>]*>(.*?)</text>", svg.read_text("utf-8"), re.S)
+                )
+                if chinese := CJK.findall(text):
+                    found.append(f"en/{rel}: figure {src} has Chinese labels: {chinese[:5]}")
+    return found
+
+
+def main() -> int:
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/_build/html")
+    found = problems(root)
+    for line in found:
+        print(line)
+    if found:
+        print(f"check_editions: {len(found)} problem(s)", file=sys.stderr)
+        return 1
+    print(f"check_editions: {len(pages(root))} pages in both editions agree")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

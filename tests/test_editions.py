@@ -1,0 +1,164 @@
+"""The English edition: the i18n extension handles MyST-NB's pitfalls, and the checks on the
+catalogues and on the two built editions catch what they exist to catch."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import write_po
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, DOCS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PAGE = """\
+---
+file_format: mystnb
+kernelspec:
+  name: python3
+---
+
+# 1. 标题
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+from myst_nb import glue
+glue("n", 42, display=False)
+```
+
+数值是 {glue:text}`n`。
+
+```{code-cell} ipython3
+print("输出 7")
+```
+
+没有翻译的一段。
+"""
+
+CONF = f"""\
+import sys
+sys.path.insert(0, {str(DOCS / "_ext")!r})
+extensions = ["myst_nb", "infrabook_i18n"]
+language = "zh_CN"
+locale_dirs = ["locale"]
+gettext_compact = False
+nb_execution_mode = "force"
+html_theme = "basic"
+"""
+
+
+def _sphinx(src: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    return subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", *args, str(src), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
+
+
+@pytest.mark.timeout(300)
+def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text(CONF, encoding="utf-8")
+    (src / "index.md").write_text(PAGE, encoding="utf-8")
+
+    got = _sphinx(src, tmp_path / "gettext", "-b", "gettext")
+    assert got.returncode == 0, got.stderr
+    pot = (tmp_path / "gettext" / "index.pot").read_text(encoding="utf-8")
+    assert "数值是 {glue:text}`n`。" in pot  # prose, with its glue role as written
+    assert "输出 7" not in pot  # a cell's output is not a message
+
+    catalog = Catalog(locale="en")
+    catalog.add("1. 标题", "1. Title")
+    catalog.add("数值是 {glue:text}`n`。", "The value is {glue:text}`n`.")
+    po = src / "locale" / "en" / "LC_MESSAGES" / "index.po"
+    po.parent.mkdir(parents=True)
+    with po.open("wb") as f:
+        write_po(f, catalog)
+
+    got = _sphinx(src, tmp_path / "en", "-b", "html", "-D", "language=en")
+    assert got.returncode == 0, got.stderr
+    html = (tmp_path / "en" / "index.html").read_text(encoding="utf-8")
+    text = re.sub(r"<[^>]+>", "", html)
+    assert "The value is 42." in text  # the glued value inside the translated sentence
+    heading = re.sub(r"<[^>]+>", "", html.split("<h1")[1].split("</h1>")[0])
+    assert heading.startswith(">1. Title") and "<ol" not in html  # a heading, not a list
+    assert "untranslated or fuzzy message: '没有翻译的一段。'" in got.stderr
+
+
+def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(tmp_path):
+    check = _load("check_translations")
+    catalog = Catalog(locale="en")
+    catalog.add("好的 {glue:text}`a`", "fine {glue:text}`a`")
+    catalog.add("空的", "")
+    catalog.add("模糊的", "fuzzy", flags=["fuzzy"])
+    catalog.add("丢了 {glue:text}`b` 与 $T$", "lost one $T$")
+    catalog.add("中文残留", "left 中文 here")
+    catalog.add("可以的", "quoted {zh}`原文` and {term}`fusion <融合>`")
+    po = tmp_path / "en" / "LC_MESSAGES" / "page.po"
+    po.parent.mkdir(parents=True)
+    with po.open("wb") as f:
+        write_po(f, catalog)
+    found = "\n".join(check.problems(tmp_path))
+    assert "untranslated '空的'" in found
+    assert "fuzzy '模糊的'" in found
+    assert "lost ['glue:text:b']" in found
+    assert "Chinese outside {zh}: ['中文']" in found
+    assert "好的" not in found and "可以的" not in found
+    assert len(check.problems(tmp_path)) == 4
+
+
+def _site(root: Path, zh_body: str, en_body: str, switch_en: str = "../page.html") -> None:
+    (root / "en").mkdir(parents=True)
+    (root / "page.html").write_text(
+        f'<a class="lang-switch" href="en/page.html">English</a>{zh_body}', encoding="utf-8"
+    )
+    (root / "en" / "page.html").write_text(
+        f'<html lang="en"><a class="lang-switch" href="{switch_en}" lang="zh-CN">中文</a>'
+        f"{en_body}</html>",
+        encoding="utf-8",
+    )
+
+
+def test_edition_check_passes_a_faithful_translation(tmp_path):
+    check = _load("check_editions")
+    _site(
+        tmp_path,
+        '<p>从 <span class="pasted-text">120</span> 到 <span class="pasted-text">72</span></p>',
+        '<p>down to <span class="pasted-text">72</span> from <span class="pasted-text">120</span>'
+        ' ({zh} <span class="zh-quote" lang="zh-CN">融合</span>)</p>'
+        '<dl class="glossary"><dt>融合</dt><dd>fusion</dd></dl>'
+        '<div class="cell tag_article-quote"><pre>融合: 120 MiB</pre></div>',
+    )
+    assert check.problems(tmp_path) == []
+
+
+def test_edition_check_catches_numbers_chinese_and_switcher(tmp_path):
+    check = _load("check_editions")
+    _site(
+        tmp_path,
+        '<p><span class="pasted-text">120</span></p>',
+        '<p><span class="pasted-text">121</span> 融合 <img src="x.png" alt="图"></p>',
+        switch_en="../other.html",
+    )
+    found = "\n".join(check.problems(tmp_path))
+    assert "glued numbers differ: zh only ['120'], en only ['121']" in found
+    assert "Chinese outside quotations: ['融合', '图']" in found
+    assert "en/page.html: switcher leads to '../other.html'" in found
