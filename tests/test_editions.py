@@ -11,11 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-DOCS = Path(__file__).resolve().parents[1] / "docs"
-
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def _load(name: str):
