@@ -82,7 +82,8 @@ def browser(session: nox.Session) -> None:
     schemes at 390 and 1280 px, the keyboard path, the phone drawer), and that the heaviest
     page's first load stays within budget (measure_weight.py, writing its record to the
     session's temporary folder; run it by hand to update ``docs/_data/weight.json``), and
-    that the live calculators compute what ``infrabook.live`` computes (check_live.py).
+    that the live calculators compute what ``infrabook.live`` computes (check_live.py). Both
+    editions: the English one (``docs/_build/html/en``) with English searches and words.
 
     Needs Debian's chromium (``apt-get install chromium``); Playwright drives it and never
     downloads a browser of its own; axe-playwright-python ships axe-core. Run ``nox -s docs``
@@ -94,6 +95,12 @@ def browser(session: nox.Session) -> None:
     session.run("python", "docs/check_browser.py", "docs/_build/html", *session.posargs)
     session.run("python", "docs/check_live.py", "docs/_build/html")
     session.run("python", "docs/check_a11y.py", "docs/_build/html", *session.posargs)
+    # The English edition: the same walk, each width and each colour scheme once (its layout
+    # is the Chinese one's, with other words); its calculators are checked in English.
+    en = "docs/_build/html/en"
+    session.run("python", "docs/check_browser.py", en, "--modes", "390 light,1280 dark")
+    session.run("python", "docs/check_live.py", en, env={"INFRABOOK_LANG": "en"})
+    session.run("python", "docs/check_a11y.py", en, *session.posargs)
     weight = f"{session.create_tmp()}/weight.json"
     session.run(
         "python", "docs/measure_weight.py", "docs/_build/html", "--out", weight, *session.posargs

@@ -10,13 +10,19 @@ served for a nested address. Every request that leaves 127.0.0.1 (or the file sy
 blocked and reported: the site must not need a CDN.
 
 Then every page again at 390 px and 1280 px, in light and in dark mode (the reader's system
-setting, which the site follows): the page never pans sideways; on desktop no code block
-needs sideways scrolling and no table is wider than its column unless it scrolls inside its
-own container with the scroll cue, and no figure is shrunk below its natural size (its
-text stays at 10 pt or more); every ``<img>`` has real alt text (not a file name) and
-every figure is an SVG whose labels are ``<text>``; no reader-facing English UI string from
-:data:`ENGLISH_UI`; in dark mode no figure or cell output sits on a light plate; and search
-for 融合 shows a prose snippet (not menu text, LaTeX source or ``glue(`` code).
+setting, which the site follows; ``--modes`` picks some): the page never pans sideways; on
+desktop no code block needs sideways scrolling and no table is wider than its column unless
+it scrolls inside its own container with the scroll cue, and no figure is shrunk below its
+natural size (its text stays at 10 pt or more); every ``<img>`` has real alt text (not a
+file name) and every figure is an SVG whose labels are ``<text>``; no reader-facing English
+UI string from :data:`ENGLISH_UI`; in dark mode no figure or cell output sits on a light
+plate; and search for 融合 shows a prose snippet (not menu text, LaTeX source or ``glue(``
+code).
+
+The English edition (BUILD_HTML_DIR/en, checked when given as the root) gets the same walk
+with English searches ("fusion", "bucketing"), and no English-UI check (check_editions.py
+checks its words); from either edition the language switcher must open the same page in the
+other.
 """
 
 from __future__ import annotations
@@ -31,12 +37,22 @@ from urllib.parse import quote
 
 from playwright.sync_api import Page, sync_playwright
 
-SKIP_DIRS = {"_sources", "_static", "_images", "_downloads"}
+# "en" is the English edition inside the Chinese site's folder: checked on its own run.
+SKIP_DIRS = {"_sources", "_static", "_images", "_downloads", "en"}
+# What each edition's search must find, and the term whose first snippet must be prose.
 SEARCHES = {
-    "融合": "chapters/02-fusion.html",
-    "FlashAttention": "chapters/03-flashattention.html",
-    "分桶": "chapters/05-2-bucketing.html",
+    "zh": {
+        "融合": "chapters/02-fusion.html",
+        "FlashAttention": "chapters/03-flashattention.html",
+        "分桶": "chapters/05-2-bucketing.html",
+    },
+    "en": {
+        "fusion": "chapters/02-fusion.html",
+        "FlashAttention": "chapters/03-flashattention.html",
+        "bucketing": "chapters/05-2-bucketing.html",
+    },
 }
+SNIPPET = {"zh": "融合", "en": "fusion"}
 # Theme and extension strings a reader could meet in English: shown text, tooltips, labels
 # and placeholders. Each must have been translated or overridden (conf.py, _templates/).
 ENGLISH_UI = (
@@ -256,14 +272,16 @@ def _svg_figures(root: Path) -> list[str]:
     return problems
 
 
-def layout(browser, base: str, pages: list[str]) -> list[str]:
+def layout(
+    browser, base: str, pages: list[str], modes: list[str], english: tuple[str, ...]
+) -> list[str]:
     """Each page at 390 px and 1280 px, light and dark: see the module docstring."""
     problems = []
-    for mode, options in MODES.items():
-        context = browser.new_context(**options)
+    for mode in modes:
+        context = browser.new_context(**MODES[mode])
         page = context.new_page()
         args = {
-            "english": list(ENGLISH_UI),
+            "english": list(english),
             "desktop": mode.startswith("1280"),
             "dark": mode.endswith("dark"),
         }
@@ -280,13 +298,38 @@ def layout(browser, base: str, pages: list[str]) -> list[str]:
     return problems
 
 
-def run(root: Path, chromium: str) -> list[str]:
+def edition_of(root: Path) -> str:
+    """Which edition a built site is, from its front page's ``<html lang>``."""
+    head = (root / "index.html").read_text(encoding="utf-8")[:400]
+    return "en" if 'lang="en"' in head else "zh"
+
+
+def switcher(page: Page, here: str, there: str) -> list[str]:
+    """Clicking the language switcher at ``here`` opens ``there``, the same page in the
+    other edition."""
+    page.goto(here, wait_until="load")
+    link = page.locator("a.lang-switch").first
+    if not link.count():
+        return [f"{here}: no language switcher"]
+    link.click()
+    page.wait_for_load_state("load")
+    if page.url != there:
+        return [f"{here}: the language switcher opened {page.url}, not {there}"]
+    return []
+
+
+def run(root: Path, chromium: str, modes: list[str]) -> list[str]:
+    edition = edition_of(root)
     pages = sorted(
         p.relative_to(root).as_posix()
         for p in root.rglob("*.html")
         if not SKIP_DIRS & set(p.relative_to(root).parts)
     )
-    server, base = _serve(root)
+    searches = SEARCHES[edition]
+    # The English edition is served inside the Chinese site, as it is published, so that its
+    # switcher's links back up out of en/ resolve.
+    server, site = _serve(root.parent if edition == "en" else root)
+    base = site + "en/" if edition == "en" else site
     problems: list[str] = []
     try:
         with sync_playwright() as pw:
@@ -295,27 +338,34 @@ def run(root: Path, chromium: str) -> list[str]:
             for i, name in enumerate(pages, 1):
                 print(f"[{i}/{len(pages)}] {name}", file=sys.stderr)
                 over_http.visit(base + name, name)
-            for term, expected in SEARCHES.items():
+            for term, expected in searches.items():
                 over_http.search(base, term, expected)
-            over_http.snippet(base, "融合")
+            over_http.snippet(base, SNIPPET[edition])
             over_http.not_found(base, root)
             over_http.toggle(base + "chapters/09-self-test.html")
             problems += over_http.problems
+            chapter = "chapters/02-fusion.html"
+            if edition == "en":
+                problems += switcher(over_http.page, base + chapter, site + chapter)
+            elif (root / "en" / "index.html").is_file():
+                problems += switcher(over_http.page, base + chapter, base + "en/" + chapter)
             problems += _svg_figures(root)
-            problems += layout(browser, base, pages)
+            english = ENGLISH_UI if edition == "zh" else ()
+            problems += layout(browser, base, pages, modes, english)
             from_disk = Checker(
                 browser.new_page(), root.resolve().as_uri(), FILE_SEARCH_SNIPPET_ERRORS
             )
             disk = root.resolve().as_uri() + "/"
             from_disk.visit(disk + "chapters/03-flashattention.html", "file:// chapter 3")
-            from_disk.search(disk, "融合", "chapters/02-fusion.html")
+            term, expected = next(iter(searches.items()))
+            from_disk.search(disk, term, expected)
             problems += [f"(file://) {p}" for p in from_disk.problems]
             browser.close()
     finally:
         server.shutdown()
     print(
-        f"checked {len(pages)} pages, {len(SEARCHES)} searches, one toggle, file:// access,"
-        f" layout in {len(MODES)} modes",
+        f"checked {len(pages)} pages ({edition}), {len(searches)} searches, one toggle, "
+        f"file:// access, layout in {len(modes)} modes",
         file=sys.stderr,
     )
     return problems
@@ -325,10 +375,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root", type=Path)
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument(
+        "--modes",
+        default=",".join(MODES),
+        help=f"comma-separated layout modes (default: all of {', '.join(MODES)})",
+    )
     args = parser.parse_args()
     if not has_chromium(args.chromium):
         return 2
-    problems = run(args.root, args.chromium)
+    modes = [m.strip() for m in args.modes.split(",")]
+    if unknown := [m for m in modes if m not in MODES]:
+        parser.error(f"--modes {','.join(unknown)!r}: expected among {', '.join(MODES)}")
+    problems = run(args.root, args.chromium, modes)
     for p in problems:
         print(f"problem: {p}", file=sys.stderr)
     print("browser check: " + ("passed" if not problems else f"{len(problems)} problems"))

@@ -83,6 +83,9 @@ bibtex_reference_style = "author_year"
 infrabook_source_hash = _source_hash()
 nb_execution_mode = "cache"
 nb_execution_cache_path = str(DOCS / "_build" / ".jupyter_cache" / infrabook_source_hash)
+# What the pages measure live is measured once per build and shown by both editions
+# (infrabook.measured_once); kept beside the execution caches, so it lasts as long as they do.
+os.environ["INFRABOOK_MEASURED_DIR"] = str(Path(nb_execution_cache_path) / "measured")
 nb_execution_timeout = 300
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
