@@ -334,7 +334,7 @@ def run(root: Path, chromium: str, modes: list[str]) -> list[str]:
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-            over_http = Checker(browser.new_page(), base)
+            over_http = Checker(browser.new_page(), site)
             for i, name in enumerate(pages, 1):
                 print(f"[{i}/{len(pages)}] {name}", file=sys.stderr)
                 over_http.visit(base + name, name)

@@ -283,10 +283,17 @@ def _other_edition(
     app: Sphinx, pagename: str, templatename: str, context: dict, doctree: nodes.document | None
 ) -> None:
     lang = edition(app.config.language)
-    up = "../" * pagename.count("/")
-    # From a Chinese page, down into en/; from an English page, up out of it.
-    target = "en/" if lang == "zh" else "../"
-    context["infrabook_other_edition"] = f"{up}{target}{pagename}.html"
+    if pagename == app.config.notfound_pagename:
+        # served at any address: an absolute link to the other edition's front page
+        prefix = app.config.notfound_urls_prefix
+        root = prefix.removesuffix(EDITION_DIR[lang])
+        other = root + ("en/" if lang == "zh" else "")
+        context["infrabook_other_edition"] = f"{other}index.html"
+    else:
+        up = "../" * pagename.count("/")
+        # From a Chinese page, down into en/; from an English page, up out of it.
+        target = "en/" if lang == "zh" else "../"
+        context["infrabook_other_edition"] = f"{up}{target}{pagename}.html"
     context["infrabook_other_lang"] = "en" if lang == "zh" else "zh-CN"
 
 
