@@ -29,7 +29,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
-from infrabook.labels import text
+from infrabook.labels import language, text
 
 #: Colours that stay distinct for common colour-vision deficiencies (Okabe-Ito), darkest
 #: first so that the first few also read after the dark-mode inversion.
@@ -46,16 +46,20 @@ SMALL_PT = 10.0
 #: The widest figure, in inches (at 96 px per inch it fits the 690 px text column).
 MAX_WIDTH_IN = 7.0
 
-#: Latin family first so digits and identifiers keep their usual shapes; the CJK families
-#: after it are used by the reader's browser for Chinese glyphs.
-FONT_FAMILIES = (
-    "DejaVu Sans",
-    "Noto Sans CJK SC",
-    "Source Han Sans SC",
-    "PingFang SC",
-    "Microsoft YaHei",
-    "sans-serif",
-)
+#: Per edition. Latin family first so digits and identifiers keep their usual shapes; in the
+#: Chinese edition the CJK families after it are used by the reader's browser for Chinese
+#: glyphs. The English edition's figures have no Chinese, so they name no CJK font.
+FONT_FAMILIES = {
+    "zh": (
+        "DejaVu Sans",
+        "Noto Sans CJK SC",
+        "Source Han Sans SC",
+        "PingFang SC",
+        "Microsoft YaHei",
+        "sans-serif",
+    ),
+    "en": ("DejaVu Sans", "sans-serif"),
+}
 
 BOOK_RC: dict[RcKeyType, Any] = {
     "figure.facecolor": "none",
@@ -74,7 +78,7 @@ BOOK_RC: dict[RcKeyType, Any] = {
     "axes.spines.right": False,
     "axes.prop_cycle": cycler(color=PALETTE),
     "font.family": "sans-serif",
-    "font.sans-serif": list(FONT_FAMILIES),
+    "font.sans-serif": list(FONT_FAMILIES[language()]),
     "font.size": 11.0,
     "axes.titlesize": 11.0,
     "axes.labelsize": 11.0,
