@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from axe_playwright_python.sync_playwright import Axe
-from check_browser import CHROMIUM_FLAGS, SKIP_DIRS, _serve, has_chromium
+from check_browser import CHROMIUM_FLAGS, SKIP_DIRS, has_chromium, serve_edition
 from playwright.sync_api import BrowserContext, Page, sync_playwright
 
 WIDTHS = (390, 1280)
@@ -231,7 +231,7 @@ def check_drawer(browser, base: str, name: str, problems: list[str]) -> None:
 
 def run(root: Path, chromium: str, patterns: list[str]) -> tuple[list[str], list[str]]:
     pages = pages_of(root, patterns)
-    server, base = _serve(root)
+    server, _, base = serve_edition(root)
     problems: list[str] = []
     notes: list[str] = []
     try:

@@ -132,6 +132,23 @@ def has_chromium(path: str) -> bool:
     return False
 
 
+def edition_of(root: Path) -> str:
+    """Which edition a built site is, from its front page's ``<html lang>``."""
+    head = (root / "index.html").read_text(encoding="utf-8")[:400]
+    return "en" if 'lang="en"' in head else "zh"
+
+
+def serve_edition(root: Path) -> tuple[http.server.ThreadingHTTPServer, str, str]:
+    """Serve a built edition as it is published: the English one (``html/en``) inside the
+    Chinese site, so that its absolute 404 links and its switcher's links up out of en/
+    resolve. Returns the server, the site's address and the edition's address."""
+    if edition_of(root) == "en":
+        server, site = _serve(root.parent)
+        return server, site, site + "en/"
+    server, site = _serve(root)
+    return server, site, site
+
+
 def _serve(root: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     handler = functools.partial(_QuietHandler, directory=str(root))
     server = _QuietServer(("127.0.0.1", 0), handler)
@@ -298,12 +315,6 @@ def layout(
     return problems
 
 
-def edition_of(root: Path) -> str:
-    """Which edition a built site is, from its front page's ``<html lang>``."""
-    head = (root / "index.html").read_text(encoding="utf-8")[:400]
-    return "en" if 'lang="en"' in head else "zh"
-
-
 def switcher(page: Page, here: str, there: str) -> list[str]:
     """Clicking the language switcher at ``here`` opens ``there``, the same page in the
     other edition."""
@@ -326,10 +337,7 @@ def run(root: Path, chromium: str, modes: list[str]) -> list[str]:
         if not SKIP_DIRS & set(p.relative_to(root).parts)
     )
     searches = SEARCHES[edition]
-    # The English edition is served inside the Chinese site, as it is published, so that its
-    # switcher's links back up out of en/ resolve.
-    server, site = _serve(root.parent if edition == "en" else root)
-    base = site + "en/" if edition == "en" else site
+    server, site, base = serve_edition(root)
     problems: list[str] = []
     try:
         with sync_playwright() as pw:

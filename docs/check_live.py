@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
-from check_browser import CHROMIUM_FLAGS, _serve, has_chromium
+from check_browser import CHROMIUM_FLAGS, has_chromium, serve_edition
 from playwright.sync_api import Page, sync_playwright
 
 from infrabook import live
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     if not pages:
         print(f"no page under {args.html} has a live calculator", file=sys.stderr)
         return 1
-    server, base = _serve(args.html)
+    server, _, base = serve_edition(args.html)
     failures: list[str] = []
     timings: dict[str, list[float]] = {}
     outside: list[str] = []
