@@ -172,6 +172,22 @@ class ProseOnly(SphinxTransform):
                 node["translatable"] = False
 
 
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _mark_chinese_terms(app: Sphinx, doctree: nodes.document) -> None:
+    """In a translated edition the glossary keeps its Chinese term lines (the terms the
+    Chinese edition uses); they are marked ``lang="zh-CN"`` like every other quotation."""
+    if edition(app.config.language) == "zh":
+        return
+    for term in doctree.findall(nodes.term):
+        if _CJK.search(term.astext()):
+            children = list(term.children)
+            for child in children:
+                term.remove(child)
+            term += zh_quote("", "", *children)
+
+
 def _check_translated(app: Sphinx, doctree: nodes.document) -> None:
     """Warns about every message of a translated edition that has no translation (run on
     the finished doctree, the one the gettext builder extracts from)."""
@@ -304,6 +320,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", _notebooks_beside_doctrees, priority=600)
     app.add_transform(ProseOnly)
     app.connect("doctree-read", _check_translated)
+    app.connect("doctree-read", _mark_chinese_terms)
     app.connect("html-page-context", _other_edition)
     app.add_node(
         zh_quote,
