@@ -46,12 +46,17 @@ print("输出 7")
 ```
 
 没有翻译的一段。
+
+$$
+\\text{时间} = 1
+$$
 """
 
 CONF = f"""\
 import sys
 sys.path.insert(0, {str(DOCS / "_ext")!r})
 extensions = ["myst_nb", "infrabook_i18n"]
+myst_enable_extensions = ["dollarmath"]
 language = "zh_CN"
 locale_dirs = ["locale"]
 gettext_compact = False
@@ -87,6 +92,7 @@ def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(
     catalog = Catalog(locale="en")
     catalog.add("1. 标题", "1. Title")
     catalog.add("数值是 {glue:text}`n`。", "The value is {glue:text}`n`.")
+    catalog.add("\\text{时间} = 1", "\\text{time} = 1")
     po = src / "locale" / "en" / "LC_MESSAGES" / "index.po"
     po.parent.mkdir(parents=True)
     with po.open("wb") as f:
@@ -100,6 +106,8 @@ def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(
     heading = re.sub(r"<[^>]+>", "", html.split("<h1")[1].split("</h1>")[0])
     assert heading.startswith(">1. Title") and "<ol" not in html  # a heading, not a list
     assert "untranslated or fuzzy message: '没有翻译的一段。'" in got.stderr
+    assert "\\text{time} = 1" in html and "<p>::</p>" not in html  # a formula, translated
+    assert got.stderr.count("untranslated") == 1
 
 
 def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(tmp_path):

@@ -10,14 +10,16 @@ that work with MyST-NB:
   execution cache, the language code executed cells see) are set here, at ``config-inited``.
 * Only prose is a message. Cell outputs change on every run (numbers, timings), so nothing
   inside a cell is offered for translation; the English text of an output comes from the
-  package's labels instead.
+  package's labels instead. (Extraction still executes the pages: a glued figure's caption
+  and alt text exist only once its cell has run.)
 * Glued values in translated prose. Sphinx parses each translation as a new document,
   which lacks the notebook that myst-nb reads glue data from, so ``{glue:text}`` rendered
   empty. While a page is translated, a glue lookup in such a document falls back to the
   glue data myst-nb saved for the page.
 * Numbered headings. A translated "1. Title" would be parsed on its own as a one-item list
   (MyST-Parser #852). A message is never a whole list (each list item is its own message),
-  so a leading "N." in a translation is escaped before it is parsed.
+  so a leading "N." in a translation is escaped before it is parsed. A translated display
+  formula, which Sphinx wraps as a reST literal block, is given back as its text.
 * No silent Chinese. In a translated edition every message must have a translation:
   a missing or fuzzy one (fuzzy entries are left out of the compiled catalogue) is a
   warning, and the docs build runs with ``-W``.
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import os
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -142,14 +145,6 @@ def _configure(app: Sphinx, config: Config) -> None:
     }
 
 
-def _extract_without_running(app: Sphinx) -> None:
-    # Messages are prose only, so extracting them needs no executed outputs; glue roles then
-    # find no data, which is expected here and not worth a warning each.
-    if app.builder.name == "gettext":
-        app.config.nb_execution_mode = "off"
-        app.config.suppress_warnings = [*app.config.suppress_warnings, "mystnb", "myst-nb"]
-
-
 def _notebooks_beside_doctrees(app: Sphinx) -> None:
     # myst-nb writes executed notebooks and glue data next to the HTML folder, which for the
     # English edition (html/en) is inside the published Chinese site. Each edition keeps
@@ -194,7 +189,10 @@ def _check_translated(app: Sphinx, doctree: nodes.document) -> None:
     if edition(app.config.language) == "zh":
         return
     for node, msg in extract_messages(doctree):
-        if node.get("translated") is not True:
+        # Sphinx marks paragraphs and titles; a toctree caption or an image's alt text it
+        # translates without marking, so there a message still in Chinese is the sign.
+        marked = node.get("translated")
+        if marked is False or (marked is None and _CJK.search(msg)):
             logger.warning(
                 "untranslated or fuzzy message: %r",
                 msg[:80],
@@ -238,6 +236,11 @@ def _patch_sphinx_i18n() -> None:
             _translating.pop()
 
     def publish_msgstr(source: str, *args: Any, **kwargs: Any) -> nodes.Element:
+        if source.startswith("::\n\n"):
+            # Sphinx hands a literal or math block over as a reST literal block ("::"),
+            # which MyST would read as a paragraph saying "::": give back the text itself.
+            text = textwrap.dedent(source.removeprefix("::\n\n"))
+            return nodes.literal_block(text, text)
         return publish(_LEADING_NUMBER.sub(r"\1\\.\2", source, count=1), *args, **kwargs)
 
     def retrieve_glue_data(document: nodes.document, key: str) -> Any:
@@ -299,7 +302,7 @@ def _other_edition(
     app: Sphinx, pagename: str, templatename: str, context: dict, doctree: nodes.document | None
 ) -> None:
     lang = edition(app.config.language)
-    if pagename == app.config.notfound_pagename:
+    if "notfound.extension" in app.extensions and pagename == app.config.notfound_pagename:
         # served at any address: an absolute link to the other edition's front page
         prefix = app.config.notfound_urls_prefix
         root = prefix.removesuffix(EDITION_DIR[lang])
@@ -316,7 +319,6 @@ def _other_edition(
 def setup(app: Sphinx) -> dict:
     _patch_sphinx_i18n()
     app.connect("config-inited", _configure, priority=400)
-    app.connect("builder-inited", _extract_without_running, priority=400)
     app.connect("builder-inited", _notebooks_beside_doctrees, priority=600)
     app.add_transform(ProseOnly)
     app.connect("doctree-read", _check_translated)

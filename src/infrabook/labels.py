@@ -32,7 +32,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     # ---- audit verdicts (audit.py) ------------------------------------------------------
     "verdict.matches": ("一致", "matches"),
     "verdict.rounded": (
-        "舍入",
+        "取整",
         "rounded",
     ),
     "verdict.differs": (
