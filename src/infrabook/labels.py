@@ -27,6 +27,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "word.yes": ("是", "yes"),
     "word.no": ("否", "no"),
     "word.unknown": ("未知", "unknown"),
+    "word.named": ("{name}：{value}", "{name}: {value}"),
     # ---- end of shared words ------------------------------------------------------------
     #
     # ---- audit verdicts (audit.py) ------------------------------------------------------

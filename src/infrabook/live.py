@@ -80,7 +80,9 @@ class Field:
             try:
                 calls = parse_calls(raw)
             except ValueError as err:
-                raise FieldError(self.name, f"{self.label}：{err}") from None
+                raise FieldError(
+                    self.name, text("word.named", name=self.label, value=err)
+                ) from None
             for rows, count in calls:
                 self._bounded(rows, raw)
                 if count > self.high:  # type: ignore[operator]

@@ -76,7 +76,7 @@ def roofline_plot(devices: Sequence[Device], workloads: Sequence[Workload]) -> F
             ms=8,
             color="#222222",
             markerfacecolor="white" if w.unit == "fp32" else "#222222",
-            label=f"{w.name}：{_intensity_text(w.intensity)}",
+            label=text("word.named", name=w.name, value=_intensity_text(w.intensity)),
         )
     for unit in ("bf16", "fp32"):
         ax.axvline(ridge_point(ref, unit), color="#888888", lw=0.8, ls=":")
