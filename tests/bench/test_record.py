@@ -135,9 +135,7 @@ def test_unserialisable_data_fails_before_touching_the_file(bench_dir):
 
 
 def test_non_finite_numbers_are_stored_as_null(bench_dir):
-    path = record.merge(
-        "cpu", dataclasses.replace(fake_entry(), params={"inf": float("inf")})
-    )
+    path = record.merge("cpu", dataclasses.replace(fake_entry(), params={"inf": float("inf")}))
     assert record.read(path).experiments["launches"].params["inf"] is None
 
 

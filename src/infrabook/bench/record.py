@@ -215,7 +215,7 @@ def decode(hint: Any, data: Any, where: str) -> Any:
         if not isinstance(data, dict if origin is dict else list):
             kind = "an object" if origin is dict else "a list"
             raise ValueError(f"{where} must be {kind}, got {type(data).__name__}")
-        if origin is dict:
+        if isinstance(data, dict):
             return {k: decode(args[1], v, f"{where}.{k}") for k, v in data.items()}
         items = [decode(args[0], v, f"{where}[{i}]") for i, v in enumerate(data)]
         return tuple(items) if origin is tuple else items
