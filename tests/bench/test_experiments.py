@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from infrabook.bench import cpu, host
 from infrabook.bench.cpu import peak_bytes
 from infrabook.bench.dispatch import EAGER_OPS, FFN, count_runs
+from infrabook.bench.timing import Timing
 from infrabook.labels import text
 from infrabook.reference_attention import blockwise_attention, naive_attention
 
@@ -77,16 +78,18 @@ def test_launches_entry_takes_its_numbers_from_the_counter():
     assert e["values"]["eager_dispatches"] == 18
     assert e["values"]["fused_dispatches"] == 15
     assert e["values"]["matches_article"] is True
-    assert cpu.launches.tables(e)[0].rows[0][2] == 18
+    assert e.results.eager.ops_first_run == EAGER_OPS
+    assert e.tables[0].rows[0][2] == 18
 
 
 def test_fusion_live_structure():
     e = cpu.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=False)
     assert e.status == "ok" and e.provenance.quick
-    paths = e["results"]["paths"]
-    assert paths["eager"]["allclose"] is True
-    assert paths["compile"]["status"] == "skipped"
-    assert paths["numexpr"]["status"] in ("ok", "skipped")
+    paths = e.results.paths
+    assert paths["eager"].allclose is True and paths["copy"].allclose is None
+    assert paths["compile"].timing is None and paths["compile"].reason.startswith("skipped")
+    assert (paths["numexpr"].timing is None) == (paths["numexpr"].reason is not None)
+    assert e.tables[0].rows[1][1].endswith(f"({paths['compile'].reason})")
     assert e["values"]["model_speedup"] == pytest.approx(5 / 3)
     assert e["values"]["model_unfused_mib"] == pytest.approx(16 * 256 * 4 * 5 / 2**20)
     assert {t.id for t in e.targets} == {"cpu_fused_speedup", "cpu_fused_bandwidth"}
@@ -103,12 +106,12 @@ def test_attention_memory_live_structure():
 
 def test_shapes_live_structure_without_prep():
     e = cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
-    groups = e["results"]["groups"]
+    groups = e.results.group_rows(e.params)
     assert groups["generic"]["executed_rows"] == 88  # 8 x 4 + 24 + 32
     assert groups["bucketed"]["executed_rows"] == 128  # 8 x 8 + 32 + 32
     assert e["values"]["padding_pct"] == pytest.approx(100 * (128 / 88 - 1))
     assert groups["generic"]["padding_pct"] == 0.0
-    assert e["results"]["crossovers"] == []
+    assert e.results.crossovers() == [] and len(e.tables) == 2
 
 
 @pytest.mark.parametrize(
@@ -144,41 +147,37 @@ def test_peak_estimate_counts_the_widest_vector_unit(monkeypatch, flags, per_cyc
         host, "cpu_info", lambda: {"vector": flags, "mhz": 2000.0, "usable_cores": 3}
     )
     peak = cpu._peak_estimate()
-    assert peak["gflop_s"] == pytest.approx(3 * 2.0 * per_cycle)
-    assert f"{per_cycle} fp32 FLOP/cycle" in peak["basis"]
+    assert peak.gflop_s == pytest.approx(3 * 2.0 * per_cycle)
+    assert f"{per_cycle} fp32 FLOP/cycle" in peak.basis
 
 
 def test_peak_estimate_is_unknown_without_vector_flags(monkeypatch):
     monkeypatch.setattr(
         host, "cpu_info", lambda: {"vector": ["neon"], "mhz": 2000.0, "usable_cores": 3}
     )
-    assert cpu._peak_estimate() == {
-        "gflop_s": None,
-        "basis": "unknown (no AVX flags in /proc/cpuinfo)",
-    }
+    assert cpu._peak_estimate() == cpu.Peak(None, "unknown (no AVX flags in /proc/cpuinfo)")
 
 
 def test_crossovers_from_measured_lines():
-    groups = {
-        "generic": {"prep_ms": 100.0, "timing": {"median_s": 0.017}},
-        "bucketed": {"prep_ms": 400.0, "timing": {"median_s": 0.0124}},
-    }
-    crossings, regimes = cpu._crossovers(groups)
-    assert round(crossings[0]["runs"]) == 65
-    assert [r["best"] for r in regimes] == ["generic", "bucketed"]
-    assert cpu._crossing_meaning(crossings[0], groups) == text(
+    prep = cpu.Prep(0.0, (100.0,), {"8": 400.0}, {})
+    fast, slow = Timing(0.0124, 0.012, 0.013), Timing(0.017, 0.0165, 0.0175)
+    results = cpu.ShapesResults({}, {"generic": slow, "bucketed": fast}, cpu.Peak(None, ""), prep)
+    ((a, b, runs, tie),) = results.crossovers()
+    assert (a, b, round(runs), tie) == ("generic", "bucketed", 65, False)
+    assert results._meaning(a, b, runs, tie) == text(
         "bench.shapes.below",
         cheap=text("bench.strategy.generic"),
         runs="65.2",
         fast=text("bench.strategy.bucketed"),
     )
-    groups["bucketed"]["timing"]["median_s"] = 0.02
-    crossings, _ = cpu._crossovers(groups)
-    assert cpu._crossing_meaning(crossings[0], groups) == text(
+    results = cpu.ShapesResults({}, {"generic": fast, "bucketed": slow}, cpu.Peak(None, ""), prep)
+    ((a, b, runs, tie),) = results.crossovers()
+    assert results._meaning(a, b, runs, tie) == text(
         "bench.shapes.always", name=text("bench.strategy.generic")
     )
-    assert crossings[0]["run_times_within_noise"] is False
-    groups["generic"]["timing"].update(p20_s=0.015, p80_s=0.021)  # no samples: overlap test
-    groups["bucketed"]["timing"].update(p20_s=0.019, p80_s=0.022)
-    crossings, _ = cpu._crossovers(groups)
-    assert crossings[0]["run_times_within_noise"] is True
+    overlapping = {"generic": Timing(0.017, 0.015, 0.021), "bucketed": Timing(0.02, 0.019, 0.022)}
+    results = cpu.ShapesResults({}, overlapping, cpu.Peak(None, ""), prep)
+    assert results.crossovers()[0][3] is True  # no samples: the p20-p80 ranges overlap
+    same = cpu.ShapesResults({}, {"generic": fast, "bucketed": fast}, cpu.Peak(None, ""), prep)
+    assert same.crossovers()[0][2] is None
+    assert same._meaning("generic", "bucketed", None, True) == text("bench.shapes.same_run")

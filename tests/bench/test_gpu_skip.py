@@ -9,6 +9,7 @@ import torch
 
 from infrabook.bench import gpu, record, report, run
 from infrabook.bench.registry import GPU_EXPERIMENTS, get
+from infrabook.bench.timing import Timing
 
 
 @pytest.fixture
@@ -122,7 +123,7 @@ def dry():
 
     def timing(fn):
         fn()
-        return {"median_s": 1e-3, "p20_s": 9e-4, "p80_s": 1.1e-3, "n": None}
+        return Timing(1e-3, 9e-4, 1.1e-3)
 
     def profile(fn, runs):
         return {
@@ -147,9 +148,9 @@ def test_gpu_experiments_dry_run(dry):
         assert e.status == "ok" and e.provenance.device["slug"] == "nvidia-h200"
     swiglu, flash, graphs, persistent = entries
     assert swiglu.targets[0].id == "gpu_fused_swiglu_bandwidth"
-    assert swiglu.results["spec_dram_tb_s"] == 4.8
-    assert "[devices.h200]" in swiglu.results["datasheet"]
-    assert swiglu.results["shapes"][0]["paths"]["triton_fused"]["max_abs_err_vs_fp32"] < 0.1
+    assert swiglu.results.spec_dram_tb_s == 4.8
+    assert "[devices.h200]" in swiglu.results.datasheet
+    assert swiglu.results.shapes[0].paths["triton_fused"].max_abs_err_vs_fp32 < 0.1
     # three shapes, three sets of values: none overwrites another
     keys = [k for k in swiglu.values if k.endswith("triton_fused_flushed_us")]
     assert sorted(keys) == [
@@ -157,11 +158,11 @@ def test_gpu_experiments_dry_run(dry):
         "8x64_triton_fused_flushed_us",
         "article_triton_fused_flushed_us",
     ]
-    assert flash.results["per_seq_len"][0]["max_abs_diff_vs_sdpa"] < 0.1
+    assert flash.results.per_seq_len[0].max_abs_diff_vs_sdpa < 0.1
     assert flash.targets[0].met is None  # L=8192 not in the dry run
-    assert set(graphs.results) == {"eager", "graph", "fused", "fused+graph"}
-    assert persistent.results["persistent_1x_sm"]["programs"] == 2
-    assert all(r["equal_to_per_tile"] for r in persistent.results.values())
+    assert set(graphs.results.configs) == {"eager", "graph", "fused", "fused+graph"}
+    assert persistent.results.variants["persistent_1x_sm"].programs == 2
+    assert all(v.equal_to_per_tile for v in persistent.results.variants.values())
     for e in entries:
         record.merge("nvidia-h200", e)
     assert report.devices() == ["nvidia-h200"]
@@ -171,6 +172,7 @@ def test_gpu_experiments_dry_run(dry):
     for name in ("gpu_swiglu", "gpu_flash"):
         report.figure(name)
     assert report.value("gpu_graphs", "eager_kernels") == 3
+    assert report.entry("gpu_swiglu").results == swiglu.results  # read back as written
 
 
 def test_unprofiled_gpu_records_the_datasheet_as_unknown(dry):
@@ -178,9 +180,9 @@ def test_unprofiled_gpu_records_the_datasheet_as_unknown(dry):
         dry, info=dry.info | {"name": "NVIDIA H100 PCIe", "slug": "nvidia-h100-pcie"}
     )
     e = gpu.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
-    assert e.results["spec_bf16_tflops"] is None
-    assert e.results["datasheet"].startswith("unknown")
-    assert get("gpu_flash").tables(e)[0].rows[0][7] is None  # % of datasheet peak
+    assert e.results.spec_bf16_tflops is None
+    assert e.results.datasheet.startswith("unknown")
+    assert e.tables[0].rows[0][7] is None  # % of datasheet peak
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -13,6 +14,18 @@ import pytest
 
 from infrabook.bench import cpu, host, record, report, run
 from infrabook.bench.record import Entry, RecordError, Target
+from infrabook.bench.timing import Timing
+
+_T = Timing(1.0, 0.5, 1.5)
+#: Small results of the right type for each experiment a test writes.
+TINY = {
+    "launches": cpu.LaunchResults(
+        cpu.Dispatches(18, ("aten.mm.default",), {"aten.mm.default": 18}),
+        cpu.Dispatches(15, ("aten.mm.default",), {"aten.mm.default": 15}),
+    ),
+    "shapes": cpu.ShapesResults({"4": _T}, {"generic": _T, "bucketed": _T}, cpu.Peak(None, "x")),
+    "fusion": cpu.FusionResults({"eager": cpu.FusionPath(8, False, _T, True)}),
+}
 
 
 def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
@@ -23,7 +36,7 @@ def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
         record.provenance(host.cpu_info(), quick=True),
         method={"summary": "test"},
         params={"marker": marker},
-        results={"marker": marker},
+        results=TINY[name],
         targets=(Target("t1", "a target", marker, 1.0, ">="),),
     )
 
@@ -32,7 +45,7 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
     path = record.merge("cpu", fake_entry())
     assert path == bench_dir / "cpu.json"
     data = json.loads(path.read_text())
-    assert data["schema"] == record.SCHEMA == 2 and data["device"] == "cpu"
+    assert data["schema"] == record.SCHEMA == 3 and data["device"] == "cpu"
     e = data["experiments"]["launches"]
     assert set(e) == {
         "name",
@@ -60,9 +73,11 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
         "unit",
         "note",
     }  # judged when read
-    assert record.read(path).experiments["launches"] == fake_entry().__class__(
-        **{**record.read(path).experiments["launches"].__dict__}
-    )
+    assert e["results"]["eager"] == {
+        "dispatches": 18,
+        "ops_first_run": ["aten.mm.default"],
+        "histogram": {"aten.mm.default": 18},
+    }
     assert record.read(path).experiments["launches"].targets[0].met is True
 
 
@@ -78,8 +93,8 @@ def test_merge_keeps_other_experiments_and_orders_them(bench_dir):
     record.merge("cpu", fake_entry("shapes", 4.0))
     data = record.read(bench_dir / "cpu.json")
     assert list(data.experiments) == ["fusion", "shapes"]
-    assert data.experiments["shapes"].results["marker"] == 4.0
-    assert data.experiments["fusion"].results["marker"] == 3.0
+    assert data.experiments["shapes"].params["marker"] == 4.0
+    assert data.experiments["fusion"].params["marker"] == 3.0
 
 
 def test_record_file_is_readable_by_others(bench_dir):
@@ -113,17 +128,15 @@ def test_unserialisable_data_fails_before_touching_the_file(bench_dir):
     before = path.read_bytes()
     with pytest.raises(TypeError, match="cannot store object as JSON"):
         record.merge(
-            "cpu", Entry("fusion", "ok", None, fake_entry().provenance, results={"bad": object()})
+            "cpu", Entry("fusion", "ok", None, fake_entry().provenance, params={"bad": object()})
         )
     assert path.read_bytes() == before
     assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]
 
 
 def test_non_finite_numbers_are_stored_as_null(bench_dir):
-    path = record.merge(
-        "cpu", Entry("launches", "ok", None, fake_entry().provenance, results={"inf": float("inf")})
-    )
-    assert record.read(path).experiments["launches"].results["inf"] is None
+    path = record.merge("cpu", dataclasses.replace(fake_entry(), params={"inf": float("inf")}))
+    assert record.read(path).experiments["launches"].params["inf"] is None
 
 
 def _edit(text: str) -> str:
@@ -134,7 +147,19 @@ def _edit(text: str) -> str:
 
 def _older(text: str) -> str:
     data = json.loads(text)
-    data["schema"] = 1
+    data["schema"] = 2
+    return json.dumps(data)
+
+
+def _bad_number(text: str) -> str:
+    data = json.loads(text)
+    data["experiments"]["launches"]["results"]["eager"]["dispatches"] = "18"
+    return json.dumps(data)
+
+
+def _ok_without_results(text: str) -> str:
+    data = json.loads(text)
+    data["experiments"]["launches"]["results"] = None
     return json.dumps(data)
 
 
@@ -155,8 +180,10 @@ def _lost_field(text: str) -> str:
     [
         (lambda t: t[: len(t) // 2], "is not valid JSON"),
         (lambda t: "", "is not valid JSON"),
-        (_older, "schema 1, this version of infrabook reads schema 2"),
-        (_edit, r"experiments.launches.results must be an object"),
+        (_older, "schema 2, this version of infrabook reads schema 3"),
+        (_edit, r"experiments.launches.results must be an object, got str"),
+        (_bad_number, r"experiments.launches.results.eager.dispatches must be int, got '18'"),
+        (_ok_without_results, "experiments.launches is ok but has no results"),
         (_unknown_field, r"experiments.launches has unknown fields \['values'\]"),
         (_lost_field, "experiments.launches.provenance lacks the field 'date'"),
         (lambda t: "[1, 2]", "the file is not a JSON object"),
@@ -217,7 +244,7 @@ def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, sig):
         proc.send_signal(sig)
         assert proc.wait(timeout=60) != 0
     data = record.read(earlier)  # a whole record, never half a file
-    assert data.experiments["shapes"].results["marker"] == 7.0  # the earlier result
+    assert data.experiments["shapes"].params["marker"] == 7.0  # the earlier result
     assert data.experiments["launches"].values["eager_dispatches"] == 18  # finished
     assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]  # no temp file left
 
@@ -231,7 +258,7 @@ def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch,
     monkeypatch.setattr(cpu.launches, "run", broken)
     assert run.main(["--only", "launches"]) == 1
     assert "launches: FAILED" in caplog.text and "kaput" in caplog.text
-    assert record.read(bench_dir / "cpu.json").experiments["launches"].results["marker"] == 5.0
+    assert record.read(bench_dir / "cpu.json").experiments["launches"].params["marker"] == 5.0
 
 
 def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):

@@ -48,7 +48,7 @@ def test_show_renders_pipe_tables_and_one_provenance_line(fixture_record):
         text("bench.prov.quick"),
     ):
         assert needle in d.provenance
-    assert "18" in str(d)
+    assert "18" in d.tables[0].text()
 
 
 def test_value_is_derived_from_the_results(fixture_record):

@@ -8,11 +8,11 @@ from infrabook.bench.timing import Timing, time_interleaved
 
 
 def test_timing_statistics():
-    t = Timing((4.0, 1.0, 3.0, 2.0, 5.0))
-    assert (t.median, t.min, t.n) == (3.0, 1.0, 5)
-    assert t.p20 == pytest.approx(1.8) and t.p80 == pytest.approx(4.2)
-    d = t.as_dict()
-    assert d["median_s"] == 3.0 and len(d["samples_s"]) == 5
+    t = Timing.of((4.0, 1.0, 3.0, 2.0, 5.0))
+    assert (t.median_s, t.min_s, t.n) == (3.0, 1.0, 5)
+    assert t.p20_s == pytest.approx(1.8) and t.p80_s == pytest.approx(4.2)
+    assert t.samples_s == (4.0, 1.0, 3.0, 2.0, 5.0) and (t.ms, t.us) == (3e3, 3e6)
+    assert Timing.of([1.0, 2.0]).ties(Timing.of([1.0, 2.0]))
 
 
 def test_interleaving_rotates_and_flushes_before_every_call():
@@ -33,7 +33,7 @@ def test_interleaving_rotates_and_flushes_before_every_call():
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="at least one sample"):
-        Timing(())
+        Timing.of(())
     with pytest.raises(ValueError, match="reps >= 1 and warmup >= 0, got reps=0"):
         time_interleaved({"a": lambda: None}, warmup=0, reps=0)
     with pytest.raises(ValueError, match="nothing to time"):

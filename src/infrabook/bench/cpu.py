@@ -1,9 +1,9 @@
 """The CPU experiments: fusion, attention memory, dispatch counts and shapes.
 
-Each is declared with :func:`~infrabook.bench.experiment.experiment`: the full sizes are
-the article's, the quick ones run in seconds (what a page runs live on two cores). Next to
-each, ``derive`` gives the numbers the prose quotes and ``tabulate`` the table a page
-shows, both computed from the stored results when the record is read.
+Each is declared with :func:`~infrabook.bench.experiment.experiment` beside the frozen
+dataclass of results it stores: the full sizes are the article's, the quick ones run in
+seconds (what a page runs live on two cores). The results' ``values`` and ``tables`` (what
+pages quote and show) are computed from the stored measurements when the record is read.
 
 Times on a CPU are noisy, more so on a shared machine: every entry records the load
 average beside the times, and the targets are reported, never assumed.
@@ -17,6 +17,7 @@ import time
 import tracemalloc
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -26,10 +27,10 @@ import torch
 from infrabook import config
 from infrabook.attention_sizes import attention_sizes
 from infrabook.bench import host
-from infrabook.bench.dispatch import EAGER_OPS, FFN, count_runs
+from infrabook.bench.dispatch import FFN, count_runs
 from infrabook.bench.experiment import Measured, columns, experiment, log
-from infrabook.bench.record import Entry, Target
-from infrabook.bench.timing import CacheFlush, time_interleaved
+from infrabook.bench.record import Results, Target
+from infrabook.bench.timing import CacheFlush, Timing, time_interleaved
 from infrabook.bucketing import (
     actual_rows,
     bucket_for,
@@ -39,7 +40,7 @@ from infrabook.bucketing import (
     padding_fraction,
 )
 from infrabook.checks import check_positive_int
-from infrabook.crossover import Line, crossover, regimes
+from infrabook.crossover import Line, crossover
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
 from infrabook.labels import text
@@ -62,13 +63,11 @@ def flush_bytes() -> int:
     return max(2 * (host.llc_bytes() or 0), MIN_FLUSH_BYTES)
 
 
-def _method(warmup: int, reps: int, flush: str, **extra: Any) -> dict[str, Any]:
+def _method(warmup: int, reps: int, flush: str, notes: str, **extra: Any) -> dict[str, Any]:
     summary = (
         f"median of {reps} reps after {warmup} warm-ups, spread p20–p80, "
-        f"candidates interleaved; {flush}"
+        f"candidates interleaved; {flush}; {notes}"
     )
-    if extra.get("notes"):
-        summary += f"; {extra['notes']}"
     return {
         "timer": "time.perf_counter",
         "warmup": warmup,
@@ -77,6 +76,7 @@ def _method(warmup: int, reps: int, flush: str, **extra: Any) -> dict[str, Any]:
         "spread": "p20-p80",
         "interleaved": True,
         "cache_flush": flush,
+        "notes": notes,
         **extra,
         "summary": summary,
     }
@@ -85,10 +85,6 @@ def _method(warmup: int, reps: int, flush: str, **extra: Any) -> dict[str, Any]:
 def _first_line(err: BaseException) -> str:
     lines = str(err).strip().splitlines()
     return f"{type(err).__name__}: {lines[0] if lines else ''}"[:300]
-
-
-def _spread_ms(t: dict[str, Any]) -> str:
-    return f"{t['p20_s'] * 1e3:.2f}–{t['p80_s'] * 1e3:.2f}"
 
 
 def peak_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, int]:
@@ -117,27 +113,125 @@ def peak_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, 
 # ------------------------------------------------------------------------------ fusion
 
 
+@dataclass(frozen=True)
+class FusionPath:
+    """One way to get ``z`` (or the copy beside them): modelled bytes, and the timing or why
+    there is none (``reason``: ``skipped: ...`` or ``failed: ...``)."""
+
+    model_bytes: int
+    fused: bool | None  # None: the copy, the bandwidth reference
+    timing: Timing | None = None
+    allclose: bool | None = None
+    reason: str | None = None
+    compile_s: float | None = None
+    threads: int | None = None
+
+    @property
+    def gb_s(self) -> float:
+        """Model bytes over the median time."""
+        assert self.timing is not None, "a path that did not run has no bandwidth"
+        return self.model_bytes / self.timing.median_s / 1e9
+
+
+@dataclass(frozen=True)
+class FusionResults(Results):
+    """The paths ``eager``, ``compile``, ``numexpr`` and ``copy``, in that order."""
+
+    paths: dict[str, FusionPath]
+
+    def pct_copy(self, name: str) -> float:
+        """A path's GB/s as a percentage of the copy's."""
+        return 100 * self.paths[name].gb_s / self.paths["copy"].gb_s
+
+    def speedup(self, name: str) -> float | None:
+        """Eager's time over the path's (None for the copy, which computes nothing)."""
+        timing, eager = self.paths[name].timing, self.paths["eager"].timing
+        return (
+            None
+            if name == "copy" or timing is None or eager is None
+            else eager.median_s / timing.median_s
+        )
+
+    @property
+    def best(self) -> str | None:
+        """The fastest fused path that ran."""
+        ran = {n: p.timing.median_s for n, p in self.paths.items() if p.fused and p.timing}
+        return min(ran, key=ran.__getitem__) if ran else None
+
+    def values(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Model and measured numbers; ``<path>_ms``, ``_gb_s``, ``_speedup``, ``_pct_copy``."""
+        paths, best = self.paths, self.best
+        fused_bytes = next(p.model_bytes for p in paths.values() if p.fused)
+        values: dict[str, Any] = {
+            "model_speedup": paths["eager"].model_bytes / fused_bytes,
+            "model_unfused_mib": paths["eager"].model_bytes / MiB,
+            "model_fused_mib": fused_bytes / MiB,
+            "copy_gb_s": paths["copy"].gb_s,
+            "best_path": best,
+            "best_speedup": self.speedup(best) if best else None,
+            "best_gb_s": paths[best].gb_s if best else None,
+            "best_pct_copy": self.pct_copy(best) if best else None,
+            "compile_s": paths["compile"].compile_s,
+        }
+        for name, path in paths.items():
+            if path.timing is not None:
+                values[f"{name}_ms"] = path.timing.ms
+                values[f"{name}_gb_s"] = path.gb_s
+                if name not in ("eager", "copy"):
+                    values[f"{name}_speedup"] = self.speedup(name)
+                    values[f"{name}_pct_copy"] = self.pct_copy(name)
+        return values
+
+    def tables(self, params: dict[str, Any]) -> list[Table]:
+        """One row per path, beside the model's speed-up."""
+        model = self.values(params)["model_speedup"]
+        rows = []
+        for name, p in self.paths.items():
+            what, t = text(f"bench.fusion.path.{name}"), p.timing
+            model_cell = {True: model, False: 1.0, None: None}[p.fused]
+            measured = (
+                (t.ms, t.spread_ms, p.model_bytes / MiB, p.gb_s, self.pct_copy(name))
+                if t is not None
+                else (None, None, p.model_bytes / MiB, None, None)
+            )
+            what = what if t is not None else f"{what}({p.reason})"
+            rows.append((name, what, *measured, self.speedup(name), model_cell))
+        title = text(
+            "bench.fusion.table", rows=params["rows"], cols=params["cols"], cores=params["threads"]
+        )
+        keys = "path what median_ms spread_ms model_mib gb_s pct_copy speedup_eager model_speedup"
+        return [Table(title, columns(keys), tuple(rows))]
+
+
 def _swiglu_into(g: torch.Tensor, u: torch.Tensor, z: torch.Tensor) -> None:
     z.copy_(torch.nn.functional.silu(g) * u)
+
+
+def _compiled(
+    g: torch.Tensor, u: torch.Tensor, z: torch.Tensor, info: dict[str, Any]
+) -> Callable[[], object] | None:
+    """``torch.compile``'s fused loop, timing its compilation into ``info``; None and the
+    reason there if it cannot compile (no C++ compiler, say)."""
+    log.info("fusion: compiling with torch.compile (inductor) ...")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn = torch.compile(_swiglu_into, fullgraph=True, dynamic=False)
+            t0 = time.perf_counter()
+            fn(g, u, z)
+            info["compile_s"] = time.perf_counter() - t0
+    except Exception as err:  # record why, do not crash
+        info["reason"] = f"failed: {_first_line(err)}"
+        return None
+    return lambda: fn(g, u, z)
 
 
 @experiment(
     "fusion",
     "cpu",
-    full={
-        "rows": _CHAIN["rows"],
-        "cols": _CHAIN["cols"],
-        "reps": 15,
-        "warmup": 2,
-        "compiled": True,
-    },
-    quick={
-        "rows": _CHAIN["rows"] // 4,
-        "cols": _CHAIN["cols"] // 3,
-        "reps": 5,
-        "warmup": 1,
-        "compiled": True,
-    },
+    FusionResults,
+    full={"rows": _CHAIN["rows"], "cols": _CHAIN["cols"], "reps": 15, "warmup": 2},
+    quick={"rows": _CHAIN["rows"] // 4, "cols": _CHAIN["cols"] // 3, "reps": 5, "warmup": 1},
 )
 def fusion(
     rows: int,
@@ -145,7 +239,7 @@ def fusion(
     reps: int,
     *,
     warmup: int,
-    compiled: bool,
+    compiled: bool = True,
     use_numexpr: bool = True,
     flush: bool = True,
 ) -> Measured:
@@ -166,107 +260,63 @@ def fusion(
     gen = torch.Generator().manual_seed(0)
     g = torch.randn(rows, cols, generator=gen)
     u = torch.randn(rows, cols, generator=gen)
-    ref = torch.nn.functional.silu(g) * u
     graph = activation_chain(rows, cols, "fp32")
-    bytes_unfused = account(graph, unfused(graph)).traffic
-    bytes_fused = account(graph, fully_fused(graph)).traffic
-    tensor_bytes = g.numel() * g.element_size()
-
-    paths: dict[str, dict[str, Any]] = {
-        "eager": {"model_bytes": bytes_unfused, "fused": False},
-        "compile": {"model_bytes": bytes_fused, "fused": True},
-        "numexpr": {"model_bytes": bytes_fused, "fused": True},
-        "copy": {"model_bytes": 2 * tensor_bytes, "fused": None},
+    unfused_b, fused_b = (account(graph, plan(graph)).traffic for plan in (unfused, fully_fused))
+    model: dict[str, tuple[int, bool | None]] = {
+        "eager": (unfused_b, False),
+        "compile": (fused_b, True),
+        "numexpr": (fused_b, True),
+        "copy": (2 * g.numel() * g.element_size(), None),  # the bandwidth reference
     }
-    candidates: dict[str, Callable[[], object]] = {}
-    t_buf, z_eager = torch.empty_like(g), torch.empty_like(g)
+    info: dict[str, dict[str, Any]] = {name: {} for name in model}
+    out = {name: torch.empty_like(g) for name in model}
+    t_buf = torch.empty_like(g)
 
     def eager() -> None:
         torch.ops.aten.silu.out(g, out=t_buf)
-        torch.mul(t_buf, u, out=z_eager)
+        torch.mul(t_buf, u, out=out["eager"])
 
-    candidates["eager"] = eager
-    if compiled:
-        z_c = torch.empty_like(g)
-        log.info("fusion: compiling with torch.compile (inductor) ...")
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                fn = torch.compile(_swiglu_into, fullgraph=True, dynamic=False)
-                t0 = time.perf_counter()
-                fn(g, u, z_c)
-                paths["compile"]["compile_s"] = time.perf_counter() - t0
-            paths["compile"]["allclose"] = bool(torch.allclose(z_c, ref, rtol=1e-5, atol=1e-6))
-            candidates["compile"] = lambda: fn(g, u, z_c)
-        except Exception as err:  # record why, do not crash: e.g. no C++ compiler
-            paths["compile"].update(status="failed", reason=_first_line(err))
-    else:
-        paths["compile"].update(
-            status="skipped", reason="not requested (compiled=False: compiling takes seconds)"
-        )
-
-    ne: Any = None
-    if use_numexpr:
-        try:
-            ne = importlib.import_module("numexpr")
-        except ImportError:
-            paths["numexpr"].update(status="skipped", reason="numexpr is not installed")
-    else:
-        paths["numexpr"].update(status="skipped", reason="not requested")
-    ne_threads_before = None
-    if ne is not None:
-        ne_threads_before = ne.set_num_threads(cores)
-        g_np, u_np = g.numpy(), u.numpy()
-        z_ne = np.empty_like(g_np)
-
-        def numexpr_path() -> None:
-            ne.evaluate(NUMEXPR_EXPR, local_dict={"g": g_np, "u": u_np}, out=z_ne)
-
-        numexpr_path()
-        paths["numexpr"].update(
-            threads=cores, allclose=bool(np.allclose(z_ne, ref.numpy(), rtol=1e-5, atol=1e-6))
-        )
-        candidates["numexpr"] = numexpr_path
-
-    dst = torch.empty_like(g)
-    candidates["copy"] = lambda: dst.copy_(g)
-    flusher = CacheFlush(flush_bytes()) if flush else None
-    log.info(
-        "fusion: timing %s at [%d, %d] fp32, %d reps interleaved ...",
-        ", ".join(candidates),
-        rows,
-        cols,
-        reps,
-    )
+    candidates: dict[str, Callable[[], object] | None] = {"eager": eager}
+    candidates["compile"] = _compiled(g, u, out["compile"], info["compile"]) if compiled else None
+    if not compiled:
+        info["compile"]["reason"] = "skipped: not requested (compiling takes seconds)"
+    ne = None
     try:
-        timings = time_interleaved(candidates, warmup=warmup, reps=reps, before=flusher)
+        ne = importlib.import_module("numexpr") if use_numexpr else None
+    except ImportError:
+        info["numexpr"]["reason"] = "skipped: numexpr is not installed"
+    if not use_numexpr:
+        info["numexpr"]["reason"] = "skipped: not requested"
+    if ne is not None:
+        arrays = {"g": g.numpy(), "u": u.numpy()}
+        z_ne = out["numexpr"].numpy()  # numexpr writes into the tensor's memory
+        candidates["numexpr"] = partial(ne.evaluate, NUMEXPR_EXPR, local_dict=arrays, out=z_ne)
+        info["numexpr"]["threads"] = cores
+    candidates["copy"] = partial(out["copy"].copy_, g)
+    timed = {name: fn for name, fn in candidates.items() if fn is not None}
+    log.info("fusion: timing %s at [%d, %d] fp32, %d reps ...", ", ".join(timed), rows, cols, reps)
+    threads_before = ne.set_num_threads(cores) if ne is not None else None
+    try:
+        flusher = CacheFlush(flush_bytes()) if flush else None
+        timings = time_interleaved(timed, warmup=warmup, reps=reps, before=flusher)
     finally:
-        if ne is not None and ne_threads_before is not None:
-            ne.set_num_threads(ne_threads_before)
-    paths["eager"]["allclose"] = bool(torch.allclose(z_eager, ref, rtol=1e-5, atol=1e-6))
-
-    copy_gb_s = paths["copy"]["model_bytes"] / timings["copy"].median / 1e9
-    for name, info in paths.items():
-        info.setdefault("status", "ok")
-        if name in timings:
-            t = timings[name]
-            info["timing"] = t.as_dict()
-            info["gb_s"] = info["model_bytes"] / t.median / 1e9
-            info["pct_copy"] = 100 * info["gb_s"] / copy_gb_s
-            info["speedup_vs_eager"] = (
-                timings["eager"].median / t.median if name != "copy" else None
-            )
-    fused_ok = [n for n, p in paths.items() if p["fused"] and "timing" in p]
-    best = min(fused_ok, key=lambda n: paths[n]["timing"]["median_s"]) if fused_ok else None
+        if ne is not None:
+            ne.set_num_threads(threads_before)
+    ref = torch.nn.functional.silu(g) * u
+    for name in set(timings) - {"copy"}:
+        info[name]["allclose"] = bool(torch.allclose(out[name], ref, rtol=1e-5, atol=1e-6))
+    results = FusionResults(
+        {n: FusionPath(*model[n], timing=timings.get(n), **info[n]) for n in model}
+    )
+    best = results.best
     note = "best fused path: " + (best or "none measured")
-    speedup = paths[best]["speedup_vs_eager"] if best else None
-    pct = paths[best]["pct_copy"] if best else None
     flush_text = (
         f"caches flushed before every timed call by reading and writing "
         f"{flush_bytes() // MiB} MiB (2x LLC, at least 64 MiB)"
         if flush
         else "no cache flush"
     )
+    notes = "outputs preallocated (no page faults timed); GB/s = model bytes / median time"
     return Measured(
         params={
             "rows": rows,
@@ -275,96 +325,86 @@ def fusion(
             "threads": cores,
             "torch_threads": torch.get_num_threads(),
             "compiled": compiled,
-            "tensor_mib": tensor_bytes / MiB,
+            "tensor_mib": g.numel() * g.element_size() / MiB,
         },
-        method=_method(
-            warmup,
-            reps,
-            flush_text,
-            notes="outputs preallocated (no page faults timed); GB/s = model bytes "
-            "/ median time; copy GB/s = (read + written) / time",
-        ),
-        results={"paths": paths, "best_fused": best},
+        method=_method(warmup, reps, flush_text, notes + "; copy GB/s = (read + written) / time"),
+        results=results,
         targets=(
-            Target.configured("cpu_fused_speedup", speedup, note),
-            Target.configured("cpu_fused_bandwidth", pct, note),
+            Target.configured("cpu_fused_speedup", results.speedup(best) if best else None, note),
+            Target.configured(
+                "cpu_fused_bandwidth", results.pct_copy(best) if best else None, note
+            ),
         ),
     )
-
-
-@fusion.derive
-def _fusion_values(e: Entry) -> dict[str, Any]:
-    paths, best = e.results["paths"], e.results["best_fused"]
-    fused_bytes = next(p["model_bytes"] for p in paths.values() if p["fused"])
-    values: dict[str, Any] = {
-        "model_speedup": paths["eager"]["model_bytes"] / fused_bytes,
-        "model_unfused_mib": paths["eager"]["model_bytes"] / MiB,
-        "model_fused_mib": fused_bytes / MiB,
-        "copy_gb_s": paths["copy"]["gb_s"],
-        "best_path": best,
-        "best_speedup": paths[best]["speedup_vs_eager"] if best else None,
-        "best_gb_s": paths[best]["gb_s"] if best else None,
-        "best_pct_copy": paths[best]["pct_copy"] if best else None,
-        "compile_s": paths["compile"].get("compile_s"),
-    }
-    for name, info in paths.items():
-        if "timing" in info:
-            values[f"{name}_ms"] = info["timing"]["median_s"] * 1e3
-            values[f"{name}_gb_s"] = info["gb_s"]
-            if name not in ("eager", "copy"):
-                values[f"{name}_speedup"] = info["speedup_vs_eager"]
-                values[f"{name}_pct_copy"] = info["pct_copy"]
-    return values
-
-
-@fusion.tabulate
-def _fusion_tables(e: Entry) -> list[Table]:
-    model = _fusion_values(e)["model_speedup"]
-    rows: list[tuple[Any, ...]] = []
-    for name, info in e.results["paths"].items():
-        what = text(f"bench.fusion.path.{name}")
-        model_cell = model if info["fused"] else (1.0 if info["fused"] is False else None)
-        if "timing" in info:
-            t = info["timing"]
-            rows.append(
-                (
-                    name,
-                    what,
-                    t["median_s"] * 1e3,
-                    _spread_ms(t),
-                    info["model_bytes"] / MiB,
-                    info["gb_s"],
-                    info["pct_copy"],
-                    info["speedup_vs_eager"],
-                    model_cell,
-                )
-            )
-        else:
-            rows.append(
-                (
-                    name,
-                    f"{what}({info['status']}: {info['reason']})",
-                    None,
-                    None,
-                    info["model_bytes"] / MiB,
-                    None,
-                    None,
-                    None,
-                    model_cell,
-                )
-            )
-    p = e.params
-    title = text("bench.fusion.table", rows=p["rows"], cols=p["cols"], cores=p["threads"])
-    keys = "path what median_ms spread_ms model_mib gb_s pct_copy speedup_eager model_speedup"
-    return [Table(title, columns(keys), tuple(rows))]
 
 
 # -------------------------------------------------------------------- attention memory
 
 
+@dataclass(frozen=True)
+class AttentionRow:
+    """Peak bytes of naive and blockwise attention at one L, beside the model's."""
+
+    seq_len: int
+    predicted_naive_bytes: int
+    predicted_blockwise_bytes: int
+    naive_peak_bytes: int
+    blockwise_peak_bytes: int
+    allclose: bool
+    max_abs_diff: float
+    naive_s: float
+    blockwise_s: float
+
+    @property
+    def ratio(self) -> float:
+        """Blockwise peak over naive peak."""
+        return self.blockwise_peak_bytes / self.naive_peak_bytes
+
+
+@dataclass(frozen=True)
+class AttentionResults(Results):
+    """One row per sequence length."""
+
+    per_seq_len: tuple[AttentionRow, ...]
+
+    def values(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Peaks in MiB and ratios by L (``naive_peak_mib_<L>``, ...), and the largest L's."""
+        per = self.per_seq_len
+        values: dict[str, Any] = {"all_close": all(r.allclose for r in per)}
+        for r in per:
+            values[f"naive_peak_mib_{r.seq_len}"] = r.naive_peak_bytes / MiB
+            values[f"blockwise_peak_mib_{r.seq_len}"] = r.blockwise_peak_bytes / MiB
+            values[f"predicted_naive_mib_{r.seq_len}"] = r.predicted_naive_bytes / MiB
+            values[f"ratio_{r.seq_len}"] = r.ratio
+        values["largest_seq_len"] = per[-1].seq_len if per else None
+        values["ratio_largest"] = per[-1].ratio if per else None
+        return values
+
+    def tables(self, params: dict[str, Any]) -> list[Table]:
+        """Model and measured peaks by L."""
+        rows = tuple(
+            (
+                r.seq_len,
+                r.predicted_naive_bytes / MiB,
+                r.naive_peak_bytes / MiB,
+                r.predicted_blockwise_bytes / MiB,
+                r.blockwise_peak_bytes / MiB,
+                100 * r.ratio,
+                r.allclose,
+                r.max_abs_diff,
+            )
+            for r in self.per_seq_len
+        )
+        p = params
+        title = text("bench.attention.table", d=p["head_dim"], bq=p["block_q"], bk=p["block_k"])
+        keys = "seq_len model_naive_mib naive_peak_mib model_block_mib block_peak_mib"
+        return [Table(title, columns(keys + " block_pct allclose max_diff"), rows)]
+
+
 @experiment(
     "attention_memory",
     "cpu",
+    AttentionResults,
     full={"seq_lens": (1024, 2048, 4096, 8192), "head_dim": 128},
     quick={"seq_lens": (256, 512, 1024), "head_dim": 128},
 )
@@ -397,22 +437,21 @@ def attention_memory(
         o_block, block_peak = peak_bytes(blockwise_attention, q, k, v, bq, bk)
         t2 = time.perf_counter()
         per_len.append(
-            {
-                "seq_len": n,
-                "predicted_naive_bytes": 2 * sizes.score_bytes + sizes.qkvo_bytes,
-                "predicted_s_p_bytes": 2 * sizes.score_bytes,
-                "predicted_blockwise_bytes": sizes.qkvo_bytes + (bq * bk + 2 * bq * head_dim) * 4,
-                "naive_peak_bytes": naive_peak,
-                "blockwise_peak_bytes": block_peak,
-                "ratio": block_peak / naive_peak,
-                "allclose": bool(np.allclose(o_block, o_naive, rtol=1e-4, atol=1e-5)),
-                "max_abs_diff": float(np.max(np.abs(o_block - o_naive))),
-                "naive_s": t1 - t0,
-                "blockwise_s": t2 - t1,
-            }
+            AttentionRow(
+                n,
+                predicted_naive_bytes=2 * sizes.score_bytes + sizes.qkvo_bytes,
+                predicted_blockwise_bytes=sizes.qkvo_bytes + (bq * bk + 2 * bq * head_dim) * 4,
+                naive_peak_bytes=naive_peak,
+                blockwise_peak_bytes=block_peak,
+                allclose=bool(np.allclose(o_block, o_naive, rtol=1e-4, atol=1e-5)),
+                max_abs_diff=float(np.max(np.abs(o_block - o_naive))),
+                naive_s=t1 - t0,
+                blockwise_s=t2 - t1,
+            )
         )
     goal = config.bench_targets()["blockwise_peak_8192"]
-    at_goal = next((r for r in per_len if r["seq_len"] == goal["seq_len"]), None)
+    at_goal = next((r for r in per_len if r.seq_len == goal["seq_len"]), None)
+    missing = "" if at_goal else f"L={goal['seq_len']} not measured in this run"
     return Measured(
         params={
             "seq_lens": list(seq_lens),
@@ -430,64 +469,66 @@ def attention_memory(
                 f"{head_dim}, tiles {bq} x {bk}; allclose rtol 1e-4 atol 1e-5"
             ),
         },
-        results={"per_seq_len": per_len},
+        results=AttentionResults(tuple(per_len)),
         targets=(
             Target.configured(
-                "blockwise_peak_8192",
-                100 * at_goal["ratio"] if at_goal else None,
-                "" if at_goal else f"L={goal['seq_len']} not measured in this run",
+                "blockwise_peak_8192", 100 * at_goal.ratio if at_goal else None, missing
             ),
         ),
     )
 
 
-@attention_memory.derive
-def _attention_values(e: Entry) -> dict[str, Any]:
-    per = e.results["per_seq_len"]
-    values: dict[str, Any] = {"all_close": all(r["allclose"] for r in per)}
-    for r in per:
-        n = r["seq_len"]
-        values[f"naive_peak_mib_{n}"] = r["naive_peak_bytes"] / MiB
-        values[f"blockwise_peak_mib_{n}"] = r["blockwise_peak_bytes"] / MiB
-        values[f"predicted_naive_mib_{n}"] = r["predicted_naive_bytes"] / MiB
-        values[f"ratio_{n}"] = r["ratio"]
-    values["largest_seq_len"] = per[-1]["seq_len"] if per else None
-    values["ratio_largest"] = per[-1]["ratio"] if per else None
-    return values
-
-
-@attention_memory.tabulate
-def _attention_tables(e: Entry) -> list[Table]:
-    rows = tuple(
-        (
-            r["seq_len"],
-            r["predicted_naive_bytes"] / MiB,
-            r["naive_peak_bytes"] / MiB,
-            r["predicted_blockwise_bytes"] / MiB,
-            r["blockwise_peak_bytes"] / MiB,
-            100 * r["ratio"],
-            r["allclose"],
-            r["max_abs_diff"],
-        )
-        for r in e.results["per_seq_len"]
-    )
-    p = e.params
-    return [
-        Table(
-            text("bench.attention.table", d=p["head_dim"], bq=p["block_q"], bk=p["block_k"]),
-            columns(
-                "seq_len model_naive_mib naive_peak_mib model_block_mib "
-                "block_peak_mib block_pct allclose max_diff"
-            ),
-            rows,
-        )
-    ]
-
-
 # ----------------------------------------------------------------------------- launches
 
 
-@experiment("launches", "cpu", full={}, quick={})
+@dataclass(frozen=True)
+class Dispatches:
+    """The operators one configuration dispatched over all runs."""
+
+    dispatches: int
+    ops_first_run: tuple[str, ...]
+    histogram: dict[str, int]
+
+
+@dataclass(frozen=True)
+class LaunchResults(Results):
+    """Eager and fused, as counted; the article's counts are beside them when read."""
+
+    eager: Dispatches
+    fused: Dispatches
+
+    def values(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Dispatches counted, per run, and the article's kernels."""
+        runs, article = params["runs"], {c.name: c.kernels for c in article_launch_counts()}
+        eager, fused = self.eager.dispatches, self.fused.dispatches
+        return {
+            "runs": runs,
+            "eager_dispatches": eager,
+            "fused_dispatches": fused,
+            "eager_per_run": eager / runs,
+            "fused_per_run": fused / runs,
+            "article_eager": article["eager"],
+            "article_fused": article["fused"],
+            "matches_article": eager == article["eager"] and fused == article["fused"],
+        }
+
+    def tables(self, params: dict[str, Any]) -> list[Table]:
+        """The operators of one run and the counts, beside the article's."""
+        article = {c.name: c.kernels for c in article_launch_counts()}
+        rows = tuple(
+            (
+                text(f"bench.launches.{name}"),
+                " → ".join(c.ops_first_run),
+                c.dispatches,
+                article[name],
+            )
+            for name, c in (("eager", self.eager), ("fused", self.fused))
+        )
+        keys = columns("configuration ops_one_run dispatches article_kernels")
+        return [Table(text("bench.launches.table", runs=params["runs"]), keys, rows)]
+
+
+@experiment("launches", "cpu", LaunchResults, full={}, quick={})
 def launches(
     runs: int | None = None, rows: int = 8, d_model: int = 64, d_ff: int = 256
 ) -> Measured:
@@ -497,30 +538,16 @@ def launches(
     come from :class:`infrabook.bench.dispatch.DispatchCounter`; the article's are shown
     beside them from :func:`infrabook.launches.article_launch_counts`.
     """
-    runs = (
-        config.scenarios()["graph_replay"]["runs"]
-        if runs is None
-        else check_positive_int("runs", runs)
-    )
+    if runs is None:
+        runs = config.scenarios()["graph_replay"]["runs"]
+    runs = check_positive_int("runs", runs)
     log.info("launches: counting dispatches of %d FFN runs, eager and fused ...", runs)
     ffn = FFN(rows, d_model, d_ff)
-    counted = {
-        "eager": count_runs(ffn, runs, fused=False),
-        "fused": count_runs(ffn, runs, fused=True),
-    }
-    results: dict[str, Any] = {
-        name: {
-            "dispatches": c.count(),
-            "ops_first_run": c.ops[: len(c.ops) // runs],
-            "histogram": c.histogram(),
-        }
-        for name, c in counted.items()
-    }
-    results["article"] = {
-        c.name: {"host_submissions": c.host_submissions, "kernels": c.kernels}
-        for c in article_launch_counts()
-    }
-    results["ffn_ops"] = list(EAGER_OPS)
+    counted = {fused: count_runs(ffn, runs, fused=fused) for fused in (False, True)}
+    eager, fused = (
+        Dispatches(c.count(), tuple(c.ops[: len(c.ops) // runs]), c.histogram())
+        for c in counted.values()
+    )
     return Measured(
         params={
             "runs": runs,
@@ -535,52 +562,22 @@ def launches(
                 "CUDA: see gpu_graphs"
             ),
         },
-        results=results,
+        results=LaunchResults(eager, fused),
     )
-
-
-@launches.derive
-def _launches_values(e: Entry) -> dict[str, Any]:
-    r, runs = e.results, e.params["runs"]
-    eager, fused = r["eager"]["dispatches"], r["fused"]["dispatches"]
-    art_eager, art_fused = r["article"]["eager"]["kernels"], r["article"]["fused"]["kernels"]
-    return {
-        "runs": runs,
-        "eager_dispatches": eager,
-        "fused_dispatches": fused,
-        "eager_per_run": eager / runs,
-        "fused_per_run": fused / runs,
-        "article_eager": art_eager,
-        "article_fused": art_fused,
-        "matches_article": eager == art_eager and fused == art_fused,
-    }
-
-
-@launches.tabulate
-def _launches_tables(e: Entry) -> list[Table]:
-    r = e.results
-    rows = tuple(
-        (
-            text(f"bench.launches.{name}"),
-            " → ".join(r[name]["ops_first_run"]),
-            r[name]["dispatches"],
-            r["article"][name]["kernels"],
-        )
-        for name in ("eager", "fused")
-    )
-    return [
-        Table(
-            text("bench.launches.table", runs=e.params["runs"]),
-            columns("configuration ops_one_run dispatches article_kernels"),
-            rows,
-        )
-    ]
 
 
 # ------------------------------------------------------------------------------- shapes
 
 
-def _peak_estimate() -> dict[str, Any]:
+@dataclass(frozen=True)
+class Peak:
+    """An estimated fp32 peak of the usable cores, and how it was estimated."""
+
+    gflop_s: float | None
+    basis: str
+
+
+def _peak_estimate() -> Peak:
     """fp32 peak of the usable cores from /proc/cpuinfo: cores x MHz x FLOP per cycle.
 
     FLOP per cycle and core, from the widest vector unit the flags show: AVX-512 64
@@ -597,22 +594,169 @@ def _peak_estimate() -> dict[str, Any]:
     elif "avx" in flags:
         per_cycle, pipes = 16, "an add and a multiply pipe x 8 lanes (AVX, no FMA)"
     else:
-        return {"gflop_s": None, "basis": "unknown (no AVX flags in /proc/cpuinfo)"}
+        return Peak(None, "unknown (no AVX flags in /proc/cpuinfo)")
     if not info["mhz"]:
-        return {"gflop_s": None, "basis": "unknown (no clock in /proc/cpuinfo)"}
-    cores = info["usable_cores"]
-    return {
-        "gflop_s": cores * info["mhz"] / 1e3 * per_cycle,
-        "basis": (
-            f"{cores} cores x {info['mhz']:.0f} MHz x {per_cycle} fp32 FLOP/cycle "
-            f"({pipes}; an estimate, boost clocks differ)"
-        ),
-    }
+        return Peak(None, "unknown (no clock in /proc/cpuinfo)")
+    cores, mhz = info["usable_cores"], info["mhz"]
+    return Peak(
+        cores * mhz / 1e3 * per_cycle,
+        f"{cores} cores x {mhz:.0f} MHz x {per_cycle} fp32 FLOP/cycle "
+        f"({pipes}; an estimate, boost clocks differ)",
+    )
+
+
+@dataclass(frozen=True)
+class Prep:
+    """Milliseconds of ``torch.compile`` first calls: start-up, the generic graph (first
+    shape, then the others), one graph per bucket and one per distinct shape."""
+
+    startup_ms: float
+    generic_ms: tuple[float, ...]
+    per_bucket_ms: dict[str, float]
+    per_shape_ms: dict[str, float]
+
+    def total_ms(self, strategy: str) -> float:
+        """What a strategy pays before its first run."""
+        return {
+            "generic": self.generic_ms[0],
+            "bucketed": sum(self.per_bucket_ms.values()),
+            "specialised": sum(self.per_shape_ms.values()),
+        }[strategy]
+
+
+@dataclass(frozen=True)
+class ShapesResults(Results):
+    """The matmul sweep (a timing per row count) and the call group per strategy."""
+
+    sweep: dict[str, Timing]
+    groups: dict[str, Timing]
+    est_peak: Peak
+    prep: Prep | None = None
+
+    def rates(self, params: dict[str, Any]) -> dict[int, float]:
+        """GFLOP/s of the sweep by row count."""
+        k, n = params["k"], params["n"]
+        return {int(r): 2 * int(r) * k * n / t.median_s / 1e9 for r, t in self.sweep.items()}
+
+    def group_rows(self, params: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """Per strategy: rows executed, padding, useful and executed GFLOP/s, preparation."""
+        calls, flop_per_row = params["calls"], 2 * params["k"] * params["n"]
+        real = actual_rows(calls)
+        out = {}
+        for name, t in self.groups.items():
+            buckets = params["buckets"] if name == "bucketed" else None
+            executed = executed_rows(calls, buckets)
+            out[name] = {
+                "executed_rows": executed,
+                "padding_pct": 100 * padding_fraction(calls, buckets) if buckets else 0.0,
+                "useful_gflop_s": real * flop_per_row / t.median_s / 1e9,
+                "executed_gflop_s": executed * flop_per_row / t.median_s / 1e9,
+                "prep_ms": self.prep.total_ms(name) if self.prep else None,
+            }
+        return out
+
+    def crossovers(self) -> list[tuple[str, str, float | None, bool]]:
+        """Each pair's crossing of T = P + n·T_run (None for parallel lines), and whether
+        their run times are within noise."""
+        if self.prep is None:
+            return []
+        lines = [Line(n, self.prep.total_ms(n), t.ms) for n, t in self.groups.items()]
+        return [
+            (a.name, b.name, None if a.run_ms == b.run_ms else crossover(a, b), tie)
+            for i, a in enumerate(lines)
+            for b in lines[i + 1 :]
+            for tie in [self.groups[a.name].ties(self.groups[b.name])]
+        ]
+
+    def values(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Rates by rows (``gflop_s_<rows>``), group times, preparations and crossovers."""
+        rates, groups = self.rates(params), self.group_rows(params)
+        best = max(rates.values())
+        values: dict[str, Any] = {f"gflop_s_{r}": rate for r, rate in rates.items()}
+        values["best_gflop_s"] = best
+        values["smallest_pct_of_best"] = 100 * next(iter(rates.values())) / best
+        values["est_peak_gflop_s"] = self.est_peak.gflop_s
+        values["padding_pct"] = groups["bucketed"]["padding_pct"]
+        for name, group in groups.items():
+            values[f"{name}_ms"] = self.groups[name].ms
+            values[f"{name}_prep_ms"] = group["prep_ms"]
+            values[f"{name}_executed_gflop_s"] = group["executed_gflop_s"]
+        for a, b, runs, _ in self.crossovers():
+            values[f"crossover_{a}_{b}"] = runs
+        values["bucketed_vs_generic"] = values["bucketed_ms"] / values["generic_ms"]
+        return values
+
+    def tables(self, params: dict[str, Any]) -> list[Table]:
+        """The sweep, the group by strategy and, with preparation, the crossovers."""
+        rates, groups, peak = self.rates(params), self.group_rows(params), self.est_peak.gflop_s
+        best = max(rates.values())
+        sweep = tuple(
+            (r, self.sweep[str(r)].ms, rate, 100 * rate / best, 100 * rate / peak if peak else None)
+            for r, rate in rates.items()
+        )
+        group = tuple(
+            (
+                text(f"bench.strategy.{name}"),
+                g["executed_rows"],
+                g["padding_pct"],
+                self.groups[name].ms,
+                self.groups[name].spread_ms,
+                g["executed_gflop_s"],
+                g["useful_gflop_s"],
+                g["prep_ms"],
+            )
+            for name, g in groups.items()
+        )
+        calls = ", ".join(f"{c}x{rows}" for rows, c in params["calls"])
+        n_calls = sum(c for _, c in params["calls"])
+        tables = [
+            Table(
+                text("bench.shapes.sweep", k=params["k"], n=params["n"]),
+                columns("rows median_ms gflop_s pct_best pct_peak"),
+                sweep,
+            ),
+            Table(
+                text("bench.shapes.group", n=n_calls, calls=calls, buckets=params["buckets"]),
+                columns(
+                    "strategy rows_executed padding_pct group_ms spread_ms "
+                    "executed_gflop_s useful_gflop_s prep_ms"
+                ),
+                group,
+            ),
+        ]
+        crossings = tuple(
+            (
+                f"{text(f'bench.strategy.{a}')} / {text(f'bench.strategy.{b}')}",
+                runs,
+                self._meaning(a, b, runs, tie),
+            )
+            for a, b, runs, tie in self.crossovers()
+        )
+        if crossings:
+            keys = columns("pair runs_star meaning")
+            tables.append(Table(text("bench.shapes.cross"), keys, crossings))
+        return tables
+
+    def _meaning(self, a: str, b: str, runs: float | None, tie: bool) -> str:
+        """What a crossing means, in words: which strategy is cheaper for which run counts."""
+        if runs is None or self.prep is None:
+            return text("bench.shapes.same_run")
+        cheap = a if self.prep.total_ms(a) <= self.prep.total_ms(b) else b
+        fast = a if self.groups[a].median_s < self.groups[b].median_s else b
+        name = {s: text(f"bench.strategy.{s}") for s in (cheap, fast)}
+        if cheap == fast:
+            words = text("bench.shapes.always", name=name[fast])
+        else:
+            words = text(
+                "bench.shapes.below", cheap=name[cheap], runs=f"{runs:.1f}", fast=name[fast]
+            )
+        return words + (text("bench.shapes.noise") if tie else "")
 
 
 @experiment(
     "shapes",
     "cpu",
+    ShapesResults,
     full={
         "rows": (16, 32, 64, 128, 256, 512, 1024, 2048),
         "k": 1024,
@@ -668,23 +812,8 @@ def shapes(
     log.info("shapes: matmul sweep over rows %s at k=%d, n=%d ...", list(rows), k, n)
     xs = {r: torch.randn(r, k, generator=gen) for r in rows}
     outs = {r: torch.empty(r, n) for r in rows}
-    sweep_t = time_interleaved(
-        {str(r): partial(torch.mm, xs[r], w, out=outs[r]) for r in rows}, warmup=warmup, reps=reps
-    )
-    peak = _peak_estimate()
-    sweep: list[dict[str, Any]] = [
-        {
-            "rows": r,
-            "flop": 2 * r * k * n,
-            "timing": sweep_t[str(r)].as_dict(),
-            "gflop_s": 2 * r * k * n / sweep_t[str(r)].median / 1e9,
-        }
-        for r in rows
-    ]
-    best_rate = max(s["gflop_s"] for s in sweep)
-    for s in sweep:
-        s["pct_of_best"] = 100 * s["gflop_s"] / best_rate
-        s["pct_of_est_peak"] = 100 * s["gflop_s"] / peak["gflop_s"] if peak["gflop_s"] else None
+    sweep = {str(r): partial(torch.mm, xs[r], w, out=outs[r]) for r in rows}
+    sweep_t = time_interleaved(sweep, warmup=warmup, reps=reps)
 
     conf = config.scenarios()["bucketing"]
     calls = check_calls([[max(1, r // scale), c] for r, c in conf["calls"]])
@@ -697,13 +826,11 @@ def shapes(
         return x @ w
 
     fns: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {"generic": mm, "bucketed": mm}
-    prep_ms: dict[str, float | None] = {"generic": None, "bucketed": None}
-    prep_detail: dict[str, Any] = {}
-    compile_error = None
+    measured_prep, compile_error = None, None
     if prep == "compile":
         log.info("shapes: measuring preparation (torch.compile per prepared shape, caches off)")
         try:
-            prep_ms, prep_detail, fns = _compile_prep(mm, calls, buckets, inputs, padded)
+            measured_prep, fns = _compile_prep(mm, calls, buckets, inputs, padded)
         except Exception as err:  # e.g. no C++ compiler: say so, run eager
             compile_error = _first_line(err)
 
@@ -728,30 +855,12 @@ def shapes(
             head.copy_(x)
             fns["bucketed"](buf)
 
-    group_fns: dict[str, Callable[[], object]] = {
-        "generic": over_calls(fns["generic"]),
-        "bucketed": bucketed,
-    }
+    group_fns = {"generic": over_calls(fns["generic"]), "bucketed": bucketed}
     if "specialised" in fns:
         group_fns["specialised"] = over_calls(fns["specialised"])
     log.info("shapes: timing the %d-call group: %s ...", len(sequence), ", ".join(group_fns))
     group_t = time_interleaved(group_fns, warmup=warmup, reps=reps)
-
-    real = actual_rows(calls)
-    groups = {}
-    for name, t in group_t.items():
-        padded_to = buckets if name == "bucketed" else None
-        executed = executed_rows(calls, padded_to)
-        groups[name] = {
-            "executed_rows": executed,
-            "actual_rows": real,
-            "padding_pct": 100 * padding_fraction(calls, padded_to) if padded_to else 0.0,
-            "timing": t.as_dict(),
-            "useful_gflop_s": 2 * real * k * n / t.median / 1e9,
-            "executed_gflop_s": 2 * executed * k * n / t.median / 1e9,
-            "prep_ms": prep_ms.get(name),
-        }
-    crossings, regime_list = _crossovers(groups)
+    peak = _peak_estimate()
     prep_text = {
         "none": "no preparation measured (prep='none')",
         "compile": (
@@ -778,124 +887,13 @@ def shapes(
             warmup,
             reps,
             "no cache flush (weights stay cached, as in a serving loop)",
-            notes=prep_text,
+            prep_text,
             prep=prep,
             compile_error=compile_error,
-            peak_estimate=peak["basis"],
+            peak_estimate=peak.basis,
         ),
-        results={
-            "sweep": sweep,
-            "groups": groups,
-            "prep_detail": prep_detail,
-            "crossovers": crossings,
-            "regimes": regime_list,
-            "est_peak": peak,
-        },
+        results=ShapesResults(sweep_t, group_t, peak, measured_prep),
     )
-
-
-@shapes.derive
-def _shapes_values(e: Entry) -> dict[str, Any]:
-    sweep, groups = e.results["sweep"], e.results["groups"]
-    values: dict[str, Any] = {f"gflop_s_{s['rows']}": s["gflop_s"] for s in sweep}
-    values.update(
-        {
-            "best_gflop_s": max(s["gflop_s"] for s in sweep),
-            "smallest_pct_of_best": sweep[0]["pct_of_best"],
-            "est_peak_gflop_s": e.results["est_peak"]["gflop_s"],
-            "padding_pct": groups["bucketed"]["padding_pct"],
-        }
-    )
-    for name, grp in groups.items():
-        values[f"{name}_ms"] = grp["timing"]["median_s"] * 1e3
-        values[f"{name}_prep_ms"] = grp["prep_ms"]
-        values[f"{name}_executed_gflop_s"] = grp["executed_gflop_s"]
-    for c in e.results["crossovers"]:
-        values[f"crossover_{c['a']}_{c['b']}"] = c["runs"]
-    values["bucketed_vs_generic"] = values["bucketed_ms"] / values["generic_ms"]
-    return values
-
-
-def _crossing_meaning(c: dict[str, Any], groups: dict[str, Any]) -> str:
-    """What a crossing means, in words: which strategy is cheaper for which run counts."""
-    if c["runs"] is None:
-        return text("bench.shapes.same_run")
-    a, b = groups[c["a"]], groups[c["b"]]
-    cheap_prep = c["a"] if a["prep_ms"] <= b["prep_ms"] else c["b"]
-    fast_run = c["a"] if a["timing"]["median_s"] < b["timing"]["median_s"] else c["b"]
-    if cheap_prep == fast_run:
-        words = text("bench.shapes.always", name=text(f"bench.strategy.{fast_run}"))
-    else:
-        words = text(
-            "bench.shapes.below",
-            cheap=text(f"bench.strategy.{cheap_prep}"),
-            runs=f"{c['runs']:.1f}",
-            fast=text(f"bench.strategy.{fast_run}"),
-        )
-    return words + (text("bench.shapes.noise") if c.get("run_times_within_noise") else "")
-
-
-@shapes.tabulate
-def _shapes_tables(e: Entry) -> list[Table]:
-    p, r = e.params, e.results
-    calls = ", ".join(f"{c}x{rows}" for rows, c in p["calls"])
-    tables = [
-        Table(
-            text("bench.shapes.sweep", k=p["k"], n=p["n"]),
-            columns("rows median_ms gflop_s pct_best pct_peak"),
-            tuple(
-                (
-                    s["rows"],
-                    s["timing"]["median_s"] * 1e3,
-                    s["gflop_s"],
-                    s["pct_of_best"],
-                    s["pct_of_est_peak"],
-                )
-                for s in r["sweep"]
-            ),
-        ),
-        Table(
-            text(
-                "bench.shapes.group",
-                n=sum(c for _, c in p["calls"]),
-                calls=calls,
-                buckets=p["buckets"],
-            ),
-            columns(
-                "strategy rows_executed padding_pct group_ms "
-                "spread_ms executed_gflop_s useful_gflop_s prep_ms"
-            ),
-            tuple(
-                (
-                    text(f"bench.strategy.{name}"),
-                    g["executed_rows"],
-                    g["padding_pct"],
-                    g["timing"]["median_s"] * 1e3,
-                    _spread_ms(g["timing"]),
-                    g["executed_gflop_s"],
-                    g["useful_gflop_s"],
-                    g["prep_ms"],
-                )
-                for name, g in r["groups"].items()
-            ),
-        ),
-    ]
-    if r["crossovers"]:
-        tables.append(
-            Table(
-                text("bench.shapes.cross"),
-                columns("pair runs_star meaning"),
-                tuple(
-                    (
-                        " / ".join(text(f"bench.strategy.{c[side]}") for side in ("a", "b")),
-                        c["runs"],
-                        _crossing_meaning(c, r["groups"]),
-                    )
-                    for c in r["crossovers"]
-                ),
-            )
-        )
-    return tables
 
 
 def _compile_prep(
@@ -904,7 +902,7 @@ def _compile_prep(
     buckets: tuple[int, ...],
     inputs: dict[int, torch.Tensor],
     padded: dict[int, torch.Tensor],
-) -> tuple[dict[str, float | None], dict[str, Any], dict[str, Callable]]:
+) -> tuple[Prep, dict[str, Callable]]:
     """Compile what each strategy needs, timing the first call of each graph."""
     import torch._dynamo
     import torch._inductor.config as inductor_config
@@ -914,80 +912,22 @@ def _compile_prep(
         fn(x)
         return (time.perf_counter() - t0) * 1e3
 
-    detail: dict[str, Any] = {}
+    def fresh(dynamic: bool) -> Callable:
+        torch._dynamo.reset()
+        return torch.compile(mm, dynamic=dynamic, fullgraph=True)
+
     with warnings.catch_warnings(), inductor_config.patch(force_disable_caches=True):
         warnings.simplefilter("ignore")
         # One throwaway compile first, so that one-time start-up (imports, the compiler's
         # own set-up) is charged to no strategy.
         torch._dynamo.reset()
-        warm = torch.compile(lambda x: x @ x.T, dynamic=False, fullgraph=True)
-        detail["startup_ms"] = timed(warm, torch.ones(4, 4))
-
-        torch._dynamo.reset()
-        generic = torch.compile(mm, dynamic=True, fullgraph=True)
-        first = timed(generic, inputs[calls[0][0]])
-        rest = [timed(generic, inputs[r]) for r, _ in calls[1:]]
-        detail["generic"] = {"first_call_ms": first, "other_shapes_ms": rest}
-
-        torch._dynamo.reset()
-        bucket_fn = torch.compile(mm, dynamic=False, fullgraph=True)
-        per_bucket = {b: timed(bucket_fn, padded[b]) for b in buckets}
-        detail["bucketed"] = {"per_bucket_ms": per_bucket}
-
-        torch._dynamo.reset()
-        special_fn = torch.compile(mm, dynamic=False, fullgraph=True)
-        per_shape = {r: timed(special_fn, inputs[r]) for r, _ in calls}
-        detail["specialised"] = {"per_shape_ms": per_shape}
-    prep_ms: dict[str, float | None] = {
-        "generic": first,
-        "bucketed": sum(per_bucket.values()),
-        "specialised": sum(per_shape.values()),
-    }
-    return prep_ms, detail, {"generic": generic, "bucketed": bucket_fn, "specialised": special_fn}
-
-
-def _within_noise(ta: dict[str, Any], tb: dict[str, Any]) -> bool:
-    """Whether two timings are indistinguishable.
-
-    Interleaved samples are paired (repetition i of each ran back to back), so the test is
-    on the ratios a_i / b_i: within noise when their p20–p80 range contains 1. Without
-    paired samples: when the two p20–p80 ranges overlap.
-
-    >>> _within_noise({"samples_s": [1.0, 2.0, 3.0]}, {"samples_s": [1.5, 3.0, 4.5]})
-    False
-    >>> _within_noise({"p20_s": 1.0, "p80_s": 2.0}, {"p20_s": 1.5, "p80_s": 3.0})
-    True
-    """
-    sa, sb = ta.get("samples_s"), tb.get("samples_s")
-    if sa and sb and len(sa) == len(sb):
-        ratios = np.asarray(sa) / np.asarray(sb)
-        return bool(np.percentile(ratios, 20) <= 1.0 <= np.percentile(ratios, 80))
-    if all(k in t for t in (ta, tb) for k in ("p20_s", "p80_s")):
-        return bool(ta["p20_s"] <= tb["p80_s"] and tb["p20_s"] <= ta["p80_s"])
-    return False
-
-
-def _crossovers(groups: dict[str, dict[str, Any]]) -> tuple[list[dict], list[dict]]:
-    """Where the measured lines T_total = P + n·T_run of each pair of strategies cross."""
-    names = [n for n in groups if groups[n]["prep_ms"] is not None]
-    if len(names) < 2:
-        return [], []
-    lines = [Line(n, groups[n]["prep_ms"], groups[n]["timing"]["median_s"] * 1e3) for n in names]
-    out = []
-    for i, a in enumerate(lines):
-        for b in lines[i + 1 :]:
-            out.append(
-                {
-                    "a": a.name,
-                    "b": b.name,
-                    "runs": None if a.run_ms == b.run_ms else crossover(a, b),
-                    "run_times_within_noise": _within_noise(
-                        groups[a.name]["timing"], groups[b.name]["timing"]
-                    ),
-                }
-            )
-    regime_list = [
-        {"start": g.start, "end": g.end if math.isfinite(g.end) else None, "best": g.best}
-        for g in regimes(lines)
-    ]
-    return out, regime_list
+        warm = torch.compile(torch.mm, dynamic=False, fullgraph=True)
+        startup = timed(partial(warm, torch.ones(4, 4)), torch.ones(4, 4))
+        generic = fresh(dynamic=True)
+        generic_ms = tuple(timed(generic, inputs[r]) for r, _ in calls)
+        bucket_fn = fresh(dynamic=False)
+        per_bucket = {str(b): timed(bucket_fn, padded[b]) for b in buckets}
+        special_fn = fresh(dynamic=False)
+        per_shape = {str(r): timed(special_fn, inputs[r]) for r, _ in calls}
+    fns = {"generic": generic, "bucketed": bucket_fn, "specialised": special_fn}
+    return Prep(startup, generic_ms, per_bucket, per_shape), fns

@@ -1,12 +1,11 @@
-"""The experiment decorator: one declaration per experiment, with its sizes and its views.
+"""The experiment decorator: one declaration per experiment, with its sizes and results type.
 
-``@experiment(name, device, full=..., quick=...)`` turns a function that measures and
-returns :class:`Measured` into an :class:`Experiment`: calling it picks the full or the
+``@experiment(name, device, results, full=..., quick=...)`` turns a function that measures
+and returns :class:`Measured` into an :class:`Experiment`: calling it picks the full or the
 quick sizes (keyword arguments override either), checks that the device is there (a GPU
-experiment without CUDA returns a *skipped* entry with the reason), times the run and
-wraps the result in a :class:`~infrabook.bench.record.Entry` with its provenance. The
-experiment's ``values`` and ``tables`` (what pages quote and show) are registered beside
-it with ``@name.derive`` and ``@name.tabulate`` and computed from an entry when read.
+experiment without CUDA returns a *skipped* entry with the reason), times the run and wraps
+the result in an :class:`~infrabook.bench.record.Entry` with its provenance. ``results`` is
+the frozen dataclass the record stores and reads back (:class:`~infrabook.bench.record.Results`).
 """
 
 from __future__ import annotations
@@ -18,9 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from infrabook.bench import host
-from infrabook.bench.record import Entry, Target, provenance
+from infrabook.bench.record import Entry, Results, Target, provenance
 from infrabook.labels import text
-from infrabook.tables import Table
 
 log = logging.getLogger("infrabook.bench")
 
@@ -36,51 +34,32 @@ class Measured:
 
     params: dict[str, Any]
     method: dict[str, Any]
-    results: dict[str, Any]
+    results: Results
     targets: tuple[Target, ...] = ()
 
 
 class Experiment:
-    """A declared experiment: call it to measure, ask it for the views of an entry."""
+    """A declared experiment: call it to measure."""
 
     def __init__(
         self,
         name: str,
         device: str,
         run: Callable[..., Measured],
+        results: type[Results],
         full: Mapping[str, Any],
         quick: Mapping[str, Any],
     ) -> None:
         if device not in DEVICES:
             raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
-        self.name, self.device, self.run = name, device, run
+        self.name, self.device, self.run, self.results = name, device, run, results
         self.full, self.quick = dict(full), dict(quick)
-        self._values: Callable[[Entry], dict[str, Any]] = lambda entry: {}
-        self._tables: Callable[[Entry], list[Table]] = lambda entry: []
         self.__doc__ = run.__doc__
 
     @property
     def title(self) -> str:
         """The title pages show, in the build's language."""
         return text(f"bench.title.{self.name}")
-
-    def derive(self, fn: Callable[[Entry], dict[str, Any]]) -> Callable[[Entry], dict[str, Any]]:
-        """Register the function that derives the quoted values from an entry."""
-        self._values = fn
-        return fn
-
-    def tabulate(self, fn: Callable[[Entry], list[Table]]) -> Callable[[Entry], list[Table]]:
-        """Register the function that builds the shown tables from an entry."""
-        self._tables = fn
-        return fn
-
-    def values(self, entry: Entry) -> dict[str, Any]:
-        """The numbers and words the prose quotes."""
-        return self._values(entry)
-
-    def tables(self, entry: Entry) -> list[Table]:
-        """The tables a page shows."""
-        return self._tables(entry) if entry.status == "ok" else []
 
     def __call__(self, quick: bool = True, **sizes: Any) -> Entry:
         """Run at the quick sizes (a page's live run) or the full ones, ``sizes`` overriding.
@@ -128,14 +107,19 @@ def columns(keys: str) -> tuple[str, ...]:
 
 
 def experiment(
-    name: str, device: str, *, full: Mapping[str, Any], quick: Mapping[str, Any]
+    name: str,
+    device: str,
+    results: type[Results],
+    *,
+    full: Mapping[str, Any],
+    quick: Mapping[str, Any],
 ) -> Callable[[Callable[..., Measured]], Experiment]:
     """Declare an experiment (see the module's docstring)."""
 
     def declare(run: Callable[..., Measured]) -> Experiment:
         if name in REGISTERED:
             raise ValueError(f"experiment {name!r} is declared twice")
-        REGISTERED[name] = Experiment(name, device, run, full, quick)
+        REGISTERED[name] = Experiment(name, device, run, results, full, quick)
         return REGISTERED[name]
 
     return declare

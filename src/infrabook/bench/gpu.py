@@ -21,6 +21,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import torch
@@ -30,7 +31,7 @@ from infrabook.attention_sizes import attention_flop
 from infrabook.bench import host
 from infrabook.bench.dispatch import FFN
 from infrabook.bench.experiment import Measured, columns, experiment, log
-from infrabook.bench.record import Entry, Target, slug
+from infrabook.bench.record import Results, Target, slug
 from infrabook.bench.timing import Timing
 from infrabook.checks import check_positive_int
 from infrabook.dataflow import account, fully_fused, unfused
@@ -50,12 +51,13 @@ LAUNCH_APIS = frozenset(
         "cuLaunchKernelEx",
     }
 )
+RUNTIME_LAUNCH_APIS = frozenset(a for a in LAUNCH_APIS if a.startswith("cuda"))
 #: Host-side API calls that submit a whole captured graph.
 GRAPH_APIS = frozenset({"cudaGraphLaunch", "cuGraphLaunch"})
 
 _CHAIN = config.scenarios()["ffn_chain"]
 
-Timer = Callable[[Callable[[], object]], dict[str, Any]]
+Timer = Callable[[Callable[[], object]], Timing]
 
 
 @dataclass(frozen=True)
@@ -113,28 +115,91 @@ def gpu_info(index: int = 0) -> dict[str, Any]:
     }
 
 
-def _timing_from_quantiles(q: list[float]) -> dict[str, Any]:
-    median, p20, p80 = (x / 1e3 for x in q)
-    return {"median_s": median, "p20_s": p20, "p80_s": p80, "n": None}
-
-
-def bench_flushed(fn: Callable[[], object]) -> dict[str, Any]:
-    """``do_bench`` with an L2 flush before every call: median, p20, p80 in seconds."""
+def bench_flushed(fn: Callable[[], object]) -> Timing:
+    """``do_bench`` with an L2 flush before every call."""
     import triton.testing
 
-    return _timing_from_quantiles(
-        triton.testing.do_bench(fn, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])
-    )
+    q = triton.testing.do_bench(fn, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])
+    return Timing(*(x / 1e3 for x in q))
 
 
-def bench_unflushed(fn: Callable[[], object]) -> dict[str, Any]:
+def bench_unflushed(fn: Callable[[], object]) -> Timing:
     """``do_bench_cudagraph``: calls back to back in a CUDA graph, no flush. It keeps the
     garbage collector off while capturing (Triton >= 3.9), so no kernel unloads mid-capture."""
     import triton.testing
 
-    return _timing_from_quantiles(
-        triton.testing.do_bench_cudagraph(fn, rep=20, quantiles=[0.5, 0.2, 0.8])
-    )
+    q = triton.testing.do_bench_cudagraph(fn, rep=20, quantiles=[0.5, 0.2, 0.8])
+    return Timing(*(x / 1e3 for x in q))
+
+
+def _span(e: Any) -> tuple[int, float, float]:
+    return e.thread, float(e.time_range.start), float(e.time_range.end)
+
+
+def _classify(events: Any) -> dict[str, Any]:
+    """Host launches, graph launches and device kernels among profiler events.
+
+    A driver-API launch (``cuLaunchKernel*``) inside a runtime-API launch on the same
+    thread is the runtime's own call, not a second launch, and is not counted twice.
+    """
+    events = list(events)
+    runtime_spans = [_span(e) for e in events if e.name in RUNTIME_LAUNCH_APIS]
+
+    def nested(e: Any) -> bool:
+        thread, start, end = _span(e)
+        return any(t == thread and a <= start and end <= b for t, a, b in runtime_spans)
+
+    apis: Counter[str] = Counter()
+    kernels: list[str] = []
+    for e in events:
+        name = e.name
+        if name in LAUNCH_APIS or name in GRAPH_APIS:
+            if name in LAUNCH_APIS and name not in RUNTIME_LAUNCH_APIS and nested(e):
+                apis[f"{name} (inside a runtime launch, not counted)"] += 1
+            else:
+                apis[name] += 1
+        elif e.activity_type == "kernel":  # Kineto's tag; also gpu_memcpy, gpu_memset, ...
+            kernels.append(name)
+    return {
+        "host_launches": sum(n for a, n in apis.items() if a in LAUNCH_APIS),
+        "graph_launches": sum(n for a, n in apis.items() if a in GRAPH_APIS),
+        "kernels": len(kernels),
+        "by_api": dict(apis),
+        "kernel_names": dict(Counter(kernels)),
+    }
+
+
+def _profile_counts(fn: Callable[[], object], runs: int) -> dict[str, Any]:
+    """Profile ``runs`` calls of ``fn`` and classify the events."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(runs):
+            fn()
+        torch.cuda.synchronize()
+    return _classify(prof.events())
+
+
+def _capture(fn: Callable[[], torch.Tensor]) -> Callable[[], None]:
+    """Capture ``fn`` (one FFN run on static inputs) into a CUDA graph; return its replay."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    # torch.cuda.graph collects before capturing but leaves the collector on: a Triton
+    # kernel collected mid-capture would unload its module and invalidate the graph.
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        with torch.cuda.graph(graph):
+            fn()
+    finally:
+        if gc_was:
+            gc.enable()
+    return graph.replay
 
 
 def rig() -> Rig:
@@ -182,20 +247,107 @@ def _method(summary: str, **extra: Any) -> dict[str, Any]:
     }
 
 
+def _bf16_pair(rig: Rig, rows: int, cols: int) -> tuple[torch.Tensor, ...]:
+    """Inputs ``g`` and ``u`` of the activation chain, seeded."""
+    gen = torch.Generator(device=rig.device).manual_seed(0)
+    return tuple(
+        torch.randn(rows, cols, device=rig.device, dtype=torch.bfloat16, generator=gen)
+        for _ in range(2)
+    )
+
+
 # --------------------------------------------------------------------------- SwiGLU
+
+MODES = ("flushed", "unflushed")
+
+
+@dataclass(frozen=True)
+class SwigluPath:
+    """One implementation at one shape: modelled bytes, error, and both timings."""
+
+    model_bytes: int
+    max_abs_err_vs_fp32: float
+    flushed: Timing
+    unflushed: Timing
+
+    def gb_s(self, mode: str) -> float:
+        """Model bytes over the median time, L2 ``flushed`` or ``unflushed``."""
+        timing: Timing = getattr(self, mode)
+        return self.model_bytes / timing.median_s / 1e9
+
+
+@dataclass(frozen=True)
+class SwigluShape:
+    """The three implementations at one shape, and whether the working set fits L2."""
+
+    rows: int
+    cols: int
+    working_set_bytes: int
+    fits_l2: bool
+    paths: dict[str, SwigluPath]
+
+
+@dataclass(frozen=True)
+class SwigluResults(Results):
+    """The device copy (bytes read and written, flushed timing) and each shape."""
+
+    copy_bytes: int
+    copy: Timing
+    shapes: tuple[SwigluShape, ...]
+    spec_dram_tb_s: float | None
+    datasheet: str
+
+    @property
+    def copy_gb_s(self) -> float:
+        """The measured copy bandwidth."""
+        return self.copy_bytes / self.copy.median_s / 1e9
+
+    def values(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``<shape>_<path>_<mode>_us|gb_s|pct_copy``, the first shape tagged ``article``."""
+        values: dict[str, Any] = {"copy_gb_s": self.copy_gb_s}
+        for i, shape in enumerate(self.shapes):
+            tag = "article" if i == 0 else f"{shape.rows}x{shape.cols}"
+            for name, path in shape.paths.items():
+                for mode in MODES:
+                    values[f"{tag}_{name}_{mode}_us"] = getattr(path, mode).us
+                    values[f"{tag}_{name}_{mode}_gb_s"] = path.gb_s(mode)
+                    values[f"{tag}_{name}_{mode}_pct_copy"] = 100 * path.gb_s(mode) / self.copy_gb_s
+            eager, fused = shape.paths["torch_eager"], shape.paths["triton_fused"]
+            values[f"{tag}_speedup_fused_vs_eager"] = (
+                eager.flushed.median_s / fused.flushed.median_s
+            )
+        return values
+
+    def tables(self, params: dict[str, Any]) -> list[Table]:
+        """One row per shape, path and L2 mode."""
+        rows = tuple(
+            (
+                f"[{s.rows}, {s.cols}]",
+                name,
+                text(f"bench.l2.{mode}"),
+                p.model_bytes / MiB,
+                getattr(p, mode).us,
+                p.gb_s(mode),
+                100 * p.gb_s(mode) / self.copy_gb_s,
+                s.fits_l2,
+            )
+            for s in self.shapes
+            for name, p in s.paths.items()
+            for mode in MODES
+        )
+        keys = columns("shape path l2 model_mib median_us gb_s pct_copy fits_l2")
+        return [Table(text("bench.swiglu.table"), keys, rows)]
+
+
+_SWIGLU_SHAPES = [(_CHAIN["rows"], _CHAIN["cols"]), (_CHAIN["rows"] // 4, _CHAIN["cols"])]
 
 
 @experiment(
     "gpu_swiglu",
     "cuda",
-    full={
-        "shapes": [(_CHAIN["rows"], _CHAIN["cols"]), (_CHAIN["rows"] // 4, _CHAIN["cols"])],
-        "copy_bytes": 512 * MiB,
-    },
-    quick={
-        "shapes": [(_CHAIN["rows"], _CHAIN["cols"]), (_CHAIN["rows"] // 4, _CHAIN["cols"])],
-        "copy_bytes": 128 * MiB,
-    },
+    SwigluResults,
+    full={"shapes": _SWIGLU_SHAPES, "copy_bytes": 512 * MiB},
+    quick={"shapes": _SWIGLU_SHAPES, "copy_bytes": 128 * MiB},
 )
 def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Measured:
     """Fused Triton SwiGLU vs the unfused Triton pair vs torch eager, bf16.
@@ -212,56 +364,37 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
     log.info("gpu_swiglu: device copy bandwidth ...")
     src = torch.empty(nbytes // 2, dtype=torch.bfloat16, device=rig.device).normal_()
     dst = torch.empty_like(src)
-    t = rig.flushed(lambda: dst.copy_(src))
-    copy = {"bytes_moved": 2 * nbytes, "timing": t, "gb_s": 2 * nbytes / t["median_s"] / 1e9}
-    spec = profile_for(rig.info["name"])
-    results: dict[str, Any] = {
-        "copy": copy,
-        "shapes": [],
-        "spec_dram_tb_s": spec.dram_tb_s.value if spec else None,
-        "datasheet": _datasheet(spec, rig.info["name"]),
-    }
+    copy = rig.flushed(lambda: dst.copy_(src))
+    measured = []
     for rows, cols in shapes:
-        gen = torch.Generator(device=rig.device).manual_seed(0)
-        g, u = (
-            torch.randn(rows, cols, device=rig.device, dtype=torch.bfloat16, generator=gen)
-            for _ in range(2)
-        )
+        g, u = _bf16_pair(rig, rows, cols)
         graph = activation_chain(rows, cols, "bf16")
-        fused_b = account(graph, fully_fused(graph)).traffic
-        unfused_b = account(graph, unfused(graph)).traffic
+        fused_b, unfused_b = (
+            account(graph, plan(graph)).traffic for plan in (fully_fused, unfused)
+        )
         ref = torch.nn.functional.silu(g.float()) * u.float()
         paths = {
             "triton_fused": (lambda g=g, u=u: swiglu(g, u), fused_b),
             "triton_unfused": (lambda g=g, u=u: swiglu_unfused(g, u), unfused_b),
             "torch_eager": (lambda g=g, u=u: torch.nn.functional.silu(g) * u, unfused_b),
         }
-        l2 = rig.info["l2_bytes"]
-        shape_res: dict[str, Any] = {
-            "rows": rows,
-            "cols": cols,
-            "working_set_bytes": fused_b,
-            "fits_l2": l2 is not None and fused_b <= l2,
-            "paths": {},
-        }
+        timed = {}
         for name, (fn, model_bytes) in paths.items():
             log.info("gpu_swiglu: [%d, %d] %s: flushed, then unflushed ...", rows, cols, name)
-            res: dict[str, Any] = {
-                "model_bytes": model_bytes,
-                "max_abs_err_vs_fp32": (fn().float() - ref).abs().max().item(),
-            }
-            for mode, timer in (("flushed", rig.flushed), ("unflushed", rig.unflushed)):
-                t = timer(fn)
-                gb_s = model_bytes / t["median_s"] / 1e9
-                res[mode] = {
-                    "timing": t,
-                    "gb_s": gb_s,
-                    "pct_copy": 100 * gb_s / copy["gb_s"],
-                    "beats_copy_bandwidth": gb_s > copy["gb_s"],
-                }
-            shape_res["paths"][name] = res
-        results["shapes"].append(shape_res)
-    fused = results["shapes"][0]["paths"]["triton_fused"]["flushed"]["pct_copy"]
+            err = (fn().float() - ref).abs().max().item()
+            timed[name] = SwigluPath(model_bytes, err, rig.flushed(fn), rig.unflushed(fn))
+        l2 = rig.info["l2_bytes"]
+        fits = l2 is not None and fused_b <= l2
+        measured.append(SwigluShape(rows, cols, fused_b, fits, timed))
+    spec = profile_for(rig.info["name"])
+    results = SwigluResults(
+        2 * nbytes,
+        copy,
+        tuple(measured),
+        spec.dram_tb_s.value if spec else None,
+        _datasheet(spec, rig.info["name"]),
+    )
+    fused_pct = results.values({})["article_triton_fused_flushed_pct_copy"]
     return Measured(
         params={"dtype": "bf16", "shapes": [list(s) for s in shapes]},
         method=_method(
@@ -272,55 +405,72 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
             l2_flushed="flushed rows: yes (256 MB zeroed); unflushed rows: no",
         ),
         results=results,
-        targets=(Target.configured("gpu_fused_swiglu_bandwidth", fused),),
+        targets=(Target.configured("gpu_fused_swiglu_bandwidth", fused_pct),),
     )
-
-
-@gpu_swiglu.derive
-def _swiglu_values(e: Entry) -> dict[str, Any]:
-    values: dict[str, Any] = {"copy_gb_s": e.results["copy"]["gb_s"]}
-    for i, shape in enumerate(e.results["shapes"]):
-        tag = "article" if i == 0 else f"{shape['rows']}x{shape['cols']}"
-        paths = shape["paths"]
-        for name, res in paths.items():
-            for mode in ("flushed", "unflushed"):
-                values[f"{tag}_{name}_{mode}_us"] = res[mode]["timing"]["median_s"] * 1e6
-                values[f"{tag}_{name}_{mode}_gb_s"] = res[mode]["gb_s"]
-                values[f"{tag}_{name}_{mode}_pct_copy"] = res[mode]["pct_copy"]
-        values[f"{tag}_speedup_fused_vs_eager"] = (
-            paths["torch_eager"]["flushed"]["timing"]["median_s"]
-            / paths["triton_fused"]["flushed"]["timing"]["median_s"]
-        )
-    return values
-
-
-@gpu_swiglu.tabulate
-def _swiglu_tables(e: Entry) -> list[Table]:
-    rows = tuple(
-        (
-            f"[{s['rows']}, {s['cols']}]",
-            name,
-            text(f"bench.l2.{mode}"),
-            res["model_bytes"] / MiB,
-            res[mode]["timing"]["median_s"] * 1e6,
-            res[mode]["gb_s"],
-            res[mode]["pct_copy"],
-            s["fits_l2"],
-        )
-        for s in e.results["shapes"]
-        for name, res in s["paths"].items()
-        for mode in ("flushed", "unflushed")
-    )
-    return [
-        Table(
-            text("bench.swiglu.table"),
-            columns("shape path l2 model_mib median_us gb_s pct_copy fits_l2"),
-            rows,
-        )
-    ]
 
 
 # ---------------------------------------------------------------------- FlashAttention
+
+
+@dataclass(frozen=True)
+class FlashRow:
+    """The Triton kernel and SDPA at one sequence length."""
+
+    seq_len: int
+    batch: int
+    flop: int
+    max_abs_diff_vs_sdpa: float
+    flash: Timing
+    sdpa: Timing
+
+    def tflop_s(self, kernel: str) -> float:
+        """TFLOP/s of ``flash`` or ``sdpa``."""
+        timing: Timing = getattr(self, kernel)
+        return self.flop / timing.median_s / 1e12
+
+    @property
+    def ratio(self) -> float:
+        """Triton's throughput over SDPA's."""
+        return self.tflop_s("flash") / self.tflop_s("sdpa")
+
+
+@dataclass(frozen=True)
+class FlashResults(Results):
+    """One row per sequence length, and the datasheet peak it is compared with."""
+
+    per_seq_len: tuple[FlashRow, ...]
+    spec_bf16_tflops: float | None
+    datasheet: str
+
+    def values(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``flash_tflop_s_<L>``, ``sdpa_tflop_s_<L>`` and ``ratio_<L>``."""
+        values: dict[str, Any] = {}
+        for r in self.per_seq_len:
+            values[f"flash_tflop_s_{r.seq_len}"] = r.tflop_s("flash")
+            values[f"sdpa_tflop_s_{r.seq_len}"] = r.tflop_s("sdpa")
+            values[f"ratio_{r.seq_len}"] = r.ratio
+        return values
+
+    def tables(self, params: dict[str, Any]) -> list[Table]:
+        """Times, rates and their ratio by L, with the share of the datasheet peak."""
+        peak = self.spec_bf16_tflops
+        rows = tuple(
+            (
+                r.seq_len,
+                r.batch,
+                r.flash.ms,
+                r.tflop_s("flash"),
+                r.sdpa.ms,
+                r.tflop_s("sdpa"),
+                r.ratio,
+                100 * r.tflop_s("flash") / peak if peak else None,
+                r.max_abs_diff_vs_sdpa,
+            )
+            for r in self.per_seq_len
+        )
+        keys = "seq_len batch triton_ms triton_tflops sdpa_ms sdpa_tflops triton_vs_sdpa"
+        title = text("bench.flash.table", d=params["head_dim"], heads=params["heads"])
+        return [Table(title, columns(keys + " pct_datasheet max_diff_sdpa"), rows)]
 
 
 _FLASH = {"heads": 16, "tokens": 16384, "head_dim": 128}
@@ -329,6 +479,7 @@ _FLASH = {"heads": 16, "tokens": 16384, "head_dim": 128}
 @experiment(
     "gpu_flash",
     "cuda",
+    FlashResults,
     full={"seq_lens": (1024, 2048, 4096, 8192, 16384), **_FLASH},
     quick={"seq_lens": (1024, 2048, 4096), **_FLASH},
 )
@@ -345,7 +496,7 @@ def gpu_flash(
     if not seq_lens:
         raise ValueError("seq_lens must name at least one sequence length, got none")
     sdpa: Callable[..., torch.Tensor] = torch.nn.functional.scaled_dot_product_attention
-    kernels: dict[str, Callable[..., Any]] = {"flash": flash_attention, "sdpa": sdpa}
+    flash: Callable[..., Any] = flash_attention
     per_len = []
     for n in seq_lens:
         batch = max(1, tokens // n)
@@ -357,22 +508,14 @@ def gpu_flash(
             )
             for _ in range(3)
         )
+        diff = (flash(q, k, v).float() - sdpa(q, k, v).float()).abs().max().item()
+        flash_t = rig.flushed(partial(flash, q, k, v))
+        sdpa_t = rig.flushed(partial(sdpa, q, k, v))
         flop = batch * heads * attention_flop(n, head_dim)
-        diff = (kernels["flash"](q, k, v).float() - sdpa(q, k, v).float()).abs().max().item()
-        res: dict[str, Any] = {
-            "seq_len": n,
-            "batch": batch,
-            "heads": heads,
-            "flop": flop,
-            "max_abs_diff_vs_sdpa": diff,
-        }
-        for name, fn in kernels.items():
-            t = rig.flushed(lambda fn=fn, q=q, k=k, v=v: fn(q, k, v))  # type: ignore[misc]
-            res[name] = {"timing": t, "tflop_s": flop / t["median_s"] / 1e12}
-        res["ratio"] = res["flash"]["tflop_s"] / res["sdpa"]["tflop_s"]
-        per_len.append(res)
+        per_len.append(FlashRow(n, batch, flop, diff, flash_t, sdpa_t))
     goal = config.bench_targets()["gpu_flash_vs_sdpa_8192"]
-    at_goal = next((r for r in per_len if r["seq_len"] == goal["seq_len"]), None)
+    at_goal = next((r for r in per_len if r.seq_len == goal["seq_len"]), None)
+    missing = "" if at_goal else f"L={goal['seq_len']} not measured in this run"
     spec = profile_for(rig.info["name"])
     return Measured(
         params={
@@ -388,135 +531,81 @@ def gpu_flash(
             "L² d; SDPA backend as PyTorch chooses it",
             l2_flushed=True,
         ),
-        results={
-            "per_seq_len": per_len,
-            "spec_bf16_tflops": spec.bf16_dense_tflops.value if spec else None,
-            "datasheet": _datasheet(spec, rig.info["name"]),
-        },
+        results=FlashResults(
+            tuple(per_len),
+            spec.bf16_dense_tflops.value if spec else None,
+            _datasheet(spec, rig.info["name"]),
+        ),
         targets=(
             Target.configured(
-                "gpu_flash_vs_sdpa_8192",
-                at_goal["ratio"] if at_goal else None,
-                "" if at_goal else f"L={goal['seq_len']} not measured in this run",
+                "gpu_flash_vs_sdpa_8192", at_goal.ratio if at_goal else None, missing
             ),
         ),
     )
 
 
-@gpu_flash.derive
-def _flash_values(e: Entry) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for r in e.results["per_seq_len"]:
-        n = r["seq_len"]
-        values.update(
-            {
-                f"flash_tflop_s_{n}": r["flash"]["tflop_s"],
-                f"sdpa_tflop_s_{n}": r["sdpa"]["tflop_s"],
-                f"ratio_{n}": r["ratio"],
-            }
-        )
-    return values
-
-
-@gpu_flash.tabulate
-def _flash_tables(e: Entry) -> list[Table]:
-    peak = e.results["spec_bf16_tflops"]
-    rows = tuple(
-        (
-            r["seq_len"],
-            r["batch"],
-            r["flash"]["timing"]["median_s"] * 1e3,
-            r["flash"]["tflop_s"],
-            r["sdpa"]["timing"]["median_s"] * 1e3,
-            r["sdpa"]["tflop_s"],
-            r["ratio"],
-            100 * r["flash"]["tflop_s"] / peak if peak else None,
-            r["max_abs_diff_vs_sdpa"],
-        )
-        for r in e.results["per_seq_len"]
-    )
-    return [
-        Table(
-            text("bench.flash.table", d=e.params["head_dim"], heads=e.params["heads"]),
-            columns(
-                "seq_len batch triton_ms triton_tflops "
-                "sdpa_ms sdpa_tflops triton_vs_sdpa pct_datasheet max_diff_sdpa"
-            ),
-            rows,
-        )
-    ]
-
-
 # ------------------------------------------------------------------------ CUDA graphs
 
 
-RUNTIME_LAUNCH_APIS = frozenset(a for a in LAUNCH_APIS if a.startswith("cuda"))
+@dataclass(frozen=True)
+class Submissions:
+    """What the profiler saw of one configuration's runs, and the host's time for them."""
+
+    host_launches: int
+    graph_launches: int
+    kernels: int
+    by_api: dict[str, int]
+    kernel_names: dict[str, int]
+    issue: Timing
+    total: Timing
 
 
-def _span(e: Any) -> tuple[int, float, float]:
-    return e.thread, float(e.time_range.start), float(e.time_range.end)
+@dataclass(frozen=True)
+class GraphResults(Results):
+    """``eager``, ``graph``, ``fused`` and ``fused+graph``, in that order."""
 
+    configs: dict[str, Submissions]
 
-def _classify(events: Any) -> dict[str, Any]:
-    """Host launches, graph launches and device kernels among profiler events.
+    def values(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``<config>_host_launches|graph_launches|kernels|issue_us|total_us`` (``+`` is
+        ``_``) and the host time graphs save."""
+        values: dict[str, Any] = {"runs": params["runs"]}
+        for name, c in self.configs.items():
+            key = name.replace("+", "_")
+            values[f"{key}_host_launches"] = c.host_launches
+            values[f"{key}_graph_launches"] = c.graph_launches
+            values[f"{key}_kernels"] = c.kernels
+            values[f"{key}_issue_us"] = c.issue.us
+            values[f"{key}_total_us"] = c.total.us
+        eager = values["eager_issue_us"]
+        values["host_saved_us_graph"] = eager - values["graph_issue_us"]
+        values["host_saved_us_fused_graph"] = eager - values["fused_graph_issue_us"]
+        return values
 
-    A driver-API launch (``cuLaunchKernel*``) inside a runtime-API launch on the same
-    thread is the runtime's own call, not a second launch, and is not counted twice.
-    """
-    events = list(events)
-    runtime_spans = [_span(e) for e in events if e.name in RUNTIME_LAUNCH_APIS]
-
-    def nested(e: Any) -> bool:
-        thread, start, end = _span(e)
-        return any(t == thread and a <= start and end <= b for t, a, b in runtime_spans)
-
-    apis: Counter[str] = Counter()
-    kernels: list[str] = []
-    for e in events:
-        name = e.name
-        if name in LAUNCH_APIS or name in GRAPH_APIS:
-            if name in LAUNCH_APIS and name not in RUNTIME_LAUNCH_APIS and nested(e):
-                apis[f"{name} (inside a runtime launch, not counted)"] += 1
-            else:
-                apis[name] += 1
-            continue
-        # Kineto tags every device event: "kernel", "gpu_memcpy", "gpu_memset", ...
-        if e.activity_type == "kernel":
-            kernels.append(name)
-    return {
-        "host_launches": sum(n for a, n in apis.items() if a in LAUNCH_APIS),
-        "graph_launches": sum(n for a, n in apis.items() if a in GRAPH_APIS),
-        "kernels": len(kernels),
-        "by_api": dict(apis),
-        "kernel_names": dict(Counter(kernels)),
-    }
-
-
-def _capture(fn: Callable[[], torch.Tensor]) -> Callable[[], None]:
-    """Capture ``fn`` (one FFN run on static inputs) into a CUDA graph; return its replay."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    # torch.cuda.graph collects before capturing but leaves the collector on: a Triton
-    # kernel collected mid-capture would unload its module and invalidate the graph.
-    gc_was = gc.isenabled()
-    gc.disable()
-    try:
-        with torch.cuda.graph(graph):
-            fn()
-    finally:
-        if gc_was:
-            gc.enable()
-    return graph.replay
+    def tables(self, params: dict[str, Any]) -> list[Table]:
+        """Counts and host times beside the article's counts."""
+        article = {c.name: c for c in article_launch_counts()}
+        rows = tuple(
+            (
+                name,
+                c.host_launches,
+                c.graph_launches,
+                c.kernels,
+                article[name].host_submissions,
+                article[name].kernels,
+                c.issue.us,
+                c.total.us,
+            )
+            for name, c in self.configs.items()
+        )
+        keys = "configuration host_launches graph_launches device_kernels article_host"
+        title = text("bench.graphs.table", runs=params["runs"])
+        return [Table(title, columns(keys + " article_kernels issue_us total_us"), rows)]
 
 
 def _host_time(
     fn: Callable[[], object], runs: int, reps: int, sync: Callable[[], None]
-) -> dict[str, Any]:
+) -> tuple[Timing, Timing]:
     """Seconds to *issue* ``runs`` calls (host side) and to finish them (with a sync)."""
     issue, total = [], []
     for _ in range(5):
@@ -529,26 +618,15 @@ def _host_time(
             fn()
         t1 = time.perf_counter()
         sync()
-        t2 = time.perf_counter()
         issue.append(t1 - t0)
-        total.append(t2 - t0)
-    return {"issue": Timing(tuple(issue)).as_dict(), "total": Timing(tuple(total)).as_dict()}
-
-
-def _profile_counts(fn: Callable[[], object], runs: int) -> dict[str, Any]:
-    """Profile ``runs`` calls of ``fn`` and classify the events."""
-    from torch.profiler import ProfilerActivity, profile
-
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        for _ in range(runs):
-            fn()
-        torch.cuda.synchronize()
-    return _classify(prof.events())
+        total.append(time.perf_counter() - t0)
+    return Timing.of(issue), Timing.of(total)
 
 
 @experiment(
     "gpu_graphs",
     "cuda",
+    GraphResults,
     full={"rows": 64, "d_model": 1024, "d_ff": 4096, "reps": 100},
     quick={"rows": 64, "d_model": 1024, "d_ff": 4096, "reps": 20},
 )
@@ -584,13 +662,15 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
         "fused": fused,
         "fused+graph": rig.capture(fused),
     }
-    results: dict[str, Any] = {}
+    results = {}
     for name, fn in configs.items():
         log.info("gpu_graphs: %s: profiling %d runs, then timing the host ...", name, runs)
         for _ in range(3):
             fn()
         rig.sync()
-        results[name] = rig.profile(fn, runs) | {"host": _host_time(fn, runs, reps, rig.sync)}
+        counts = rig.profile(fn, runs)
+        issue, total = _host_time(fn, runs, reps, rig.sync)
+        results[name] = Submissions(**counts, issue=issue, total=total)
     return Measured(
         params={
             "runs": runs,
@@ -605,64 +685,60 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
             timer="time.perf_counter",
             l2_flushed=False,
         ),
-        results=results,
+        results=GraphResults(results),
     )
-
-
-@gpu_graphs.derive
-def _graphs_values(e: Entry) -> dict[str, Any]:
-    values: dict[str, Any] = {"runs": e.params["runs"]}
-    for name, c in e.results.items():
-        key = name.replace("+", "_")
-        values.update(
-            {
-                f"{key}_host_launches": c["host_launches"],
-                f"{key}_graph_launches": c["graph_launches"],
-                f"{key}_kernels": c["kernels"],
-                f"{key}_issue_us": c["host"]["issue"]["median_s"] * 1e6,
-                f"{key}_total_us": c["host"]["total"]["median_s"] * 1e6,
-            }
-        )
-    values["host_saved_us_graph"] = values["eager_issue_us"] - values["graph_issue_us"]
-    values["host_saved_us_fused_graph"] = values["eager_issue_us"] - values["fused_graph_issue_us"]
-    return values
-
-
-@gpu_graphs.tabulate
-def _graphs_tables(e: Entry) -> list[Table]:
-    article = {c.name: c for c in article_launch_counts()}
-    rows = tuple(
-        (
-            name,
-            c["host_launches"],
-            c["graph_launches"],
-            c["kernels"],
-            article[name].host_submissions,
-            article[name].kernels,
-            c["host"]["issue"]["median_s"] * 1e6,
-            c["host"]["total"]["median_s"] * 1e6,
-        )
-        for name, c in e.results.items()
-    )
-    return [
-        Table(
-            text("bench.graphs.table", runs=e.params["runs"]),
-            columns(
-                "configuration host_launches graph_launches device_kernels "
-                "article_host article_kernels issue_us total_us"
-            ),
-            rows,
-        )
-    ]
 
 
 # ------------------------------------------------------------------------- persistent
 
 
+@dataclass(frozen=True)
+class Variant:
+    """One way to launch the same tile body."""
+
+    programs: int
+    tiles: int
+    timing: Timing
+    equal_to_per_tile: bool
+
+
+@dataclass(frozen=True)
+class PersistentResults(Results):
+    """Each launch variant, and the fused model's bytes they move."""
+
+    model_bytes: int
+    variants: dict[str, Variant]
+
+    def values(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``<variant>_us``, ``_gb_s`` and ``_programs``, and the SM count."""
+        values: dict[str, Any] = {"sm_count": params["sm_count"]}
+        for name, v in self.variants.items():
+            values[f"{name}_us"] = v.timing.us
+            values[f"{name}_gb_s"] = self.model_bytes / v.timing.median_s / 1e9
+            values[f"{name}_programs"] = v.programs
+        return values
+
+    def tables(self, params: dict[str, Any]) -> list[Table]:
+        """One row per variant."""
+        rows = tuple(
+            (
+                name,
+                v.programs,
+                v.tiles,
+                v.timing.us,
+                self.model_bytes / v.timing.median_s / 1e9,
+                v.equal_to_per_tile,
+            )
+            for name, v in self.variants.items()
+        )
+        title = text("bench.persistent.table", rows=params["rows"], cols=params["cols"])
+        return [Table(title, columns("variant programs tiles median_us gb_s bitwise_equal"), rows)]
+
+
 _SHAPE = {"shape": (_CHAIN["rows"], _CHAIN["cols"])}
 
 
-@experiment("gpu_persistent", "cuda", full=_SHAPE, quick=_SHAPE)
+@experiment("gpu_persistent", "cuda", PersistentResults, full=_SHAPE, quick=_SHAPE)
 def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
     """One program per tile against a persistent grid (one program per SM, and 4 per SM).
 
@@ -671,70 +747,23 @@ def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
     from infrabook.kernels import Launch, swiglu_per_tile, swiglu_persistent
 
     rows, cols = shape
-    gen = torch.Generator(device=rig.device).manual_seed(0)
-    g, u = (
-        torch.randn(rows, cols, device=rig.device, dtype=torch.bfloat16, generator=gen)
-        for _ in range(2)
-    )
+    g, u = _bf16_pair(rig, rows, cols)
     graph = activation_chain(rows, cols, "bf16")
-    nbytes = account(graph, fully_fused(graph)).traffic
     sms = rig.info["sm_count"]
-    variants: dict[str, Callable[[], Launch]] = {
+    launchers: dict[str, Callable[[], Launch]] = {
         "per_tile": lambda: swiglu_per_tile(g, u),
         "persistent_1x_sm": lambda: swiglu_persistent(g, u, num_programs=sms),
         "persistent_4x_sm": lambda: swiglu_persistent(g, u, num_programs=4 * sms),
     }
-    z_ref = variants["per_tile"]().z
-    results: dict[str, Any] = {}
-    for name, fn in variants.items():
+    z_ref = launchers["per_tile"]().z
+    variants = {}
+    for name, fn in launchers.items():
         log.info("gpu_persistent: %s ...", name)
         launch = fn()
-        t = rig.flushed(fn)
-        results[name] = {
-            "programs": launch.programs,
-            "tiles": launch.tiles,
-            "timing": t,
-            "gb_s": nbytes / t["median_s"] / 1e9,
-            "equal_to_per_tile": bool(torch.equal(launch.z, z_ref)),
-        }
+        equal = bool(torch.equal(launch.z, z_ref))
+        variants[name] = Variant(launch.programs, launch.tiles, rig.flushed(fn), equal)
     return Measured(
         params={"rows": rows, "cols": cols, "dtype": "bf16", "sm_count": sms},
         method=_method("do_bench median (p20–p80), L2 flushed before each call", l2_flushed=True),
-        results=results,
+        results=PersistentResults(account(graph, fully_fused(graph)).traffic, variants),
     )
-
-
-@gpu_persistent.derive
-def _persistent_values(e: Entry) -> dict[str, Any]:
-    values: dict[str, Any] = {"sm_count": e.params["sm_count"]}
-    for name, r in e.results.items():
-        values.update(
-            {
-                f"{name}_us": r["timing"]["median_s"] * 1e6,
-                f"{name}_gb_s": r["gb_s"],
-                f"{name}_programs": r["programs"],
-            }
-        )
-    return values
-
-
-@gpu_persistent.tabulate
-def _persistent_tables(e: Entry) -> list[Table]:
-    rows = tuple(
-        (
-            name,
-            r["programs"],
-            r["tiles"],
-            r["timing"]["median_s"] * 1e6,
-            r["gb_s"],
-            r["equal_to_per_tile"],
-        )
-        for name, r in e.results.items()
-    )
-    return [
-        Table(
-            text("bench.persistent.table", rows=e.params["rows"], cols=e.params["cols"]),
-            columns("variant programs tiles median_us gb_s bitwise_equal"),
-            rows,
-        )
-    ]

@@ -4,9 +4,9 @@ One JSON file per kind of device: ``cpu.json`` for the host CPU, and for a GPU a
 name (``nvidia-h200.json``), in ``$INFRABOOK_BENCH_DIR`` or else ``docs/_data/bench`` under
 the current directory. A file holds a :class:`Record` of schema :data:`SCHEMA`: for each
 experiment one :class:`Entry` with its own :class:`Provenance` (the record is assembled one
-experiment at a time), its parameters, its raw ``results`` and its judged :class:`Target`\\ s.
+experiment at a time), its parameters, its typed :class:`Results` and its :class:`Target`\\ s.
 Each number is stored once; the values the prose quotes, the tables and the figures are
-derived from ``results`` when reading, so changing a column never needs a rerun.
+derived from the results when reading, so changing a column never needs a rerun.
 
 Every write replaces the whole file atomically (a temporary file in the same folder, then
 :func:`os.replace`), so a reader never sees half a record and an interrupted run leaves the
@@ -24,6 +24,7 @@ import math
 import os
 import re
 import tempfile
+import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,8 +33,9 @@ from typing import Any
 from infrabook import config
 from infrabook.bench import host
 from infrabook.serialise import jsonable
+from infrabook.tables import Table
 
-SCHEMA = 2
+SCHEMA = 3
 STATUSES = ("ok", "skipped", "failed")
 
 
@@ -55,6 +57,19 @@ class _Fields:
         if not isinstance(key, str) or key.startswith("_") or not hasattr(self, key):
             raise KeyError(key)
         return getattr(self, key)
+
+
+class Results:
+    """What an experiment measured; each experiment's is a frozen dataclass of this kind,
+    with the views pages read derived from it (``params`` are the entry's)."""
+
+    def values(self, params: dict[str, Any]) -> dict[str, Any]:
+        """The numbers and words the prose quotes."""
+        return {}
+
+    def tables(self, params: dict[str, Any]) -> list[Table]:
+        """The tables a page shows."""
+        return []
 
 
 @dataclass(frozen=True)
@@ -106,11 +121,9 @@ class Target(_Fields):
         """Whether the target was met; None when nothing was measured."""
         if self.measured is None:
             return None
-        return (
-            self.measured >= self.threshold
-            if self.comparison == ">="
-            else (self.measured <= self.threshold)
-        )
+        if self.comparison == ">=":
+            return self.measured >= self.threshold
+        return self.measured <= self.threshold
 
     @property
     def margin(self) -> float | None:
@@ -128,7 +141,7 @@ class Entry(_Fields):
     provenance: Provenance
     method: dict[str, Any] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
-    results: dict[str, Any] = field(default_factory=dict)
+    results: Any = None
     targets: tuple[Target, ...] = ()
     duration_s: float = 0.0
 
@@ -145,10 +158,13 @@ class Entry(_Fields):
 
     @property
     def values(self) -> dict[str, Any]:
-        """The numbers the prose quotes, derived from ``results`` (empty unless ``ok``)."""
-        from infrabook.bench.registry import get
+        """The numbers the prose quotes (empty unless ``ok``)."""
+        return self.results.values(self.params) if self.status == "ok" else {}
 
-        return get(self.name).values(self) if self.status == "ok" else {}
+    @property
+    def tables(self) -> list[Table]:
+        """The tables a page shows (none unless ``ok``)."""
+        return self.results.tables(self.params) if self.status == "ok" else []
 
 
 @dataclass(frozen=True)
@@ -161,52 +177,78 @@ class Record(_Fields):
     schema: int = SCHEMA
 
 
-def _build(cls: type, data: Any, where: str) -> Any:
-    """``cls`` from its JSON dict, field by field, failing with the path of a bad field."""
-    if not isinstance(data, dict):
-        raise ValueError(f"{where} must be an object, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = set(data) - names
-    if unknown:
-        raise ValueError(f"{where} has unknown fields {sorted(unknown)}")
-    kwargs = {}
-    for f in dataclasses.fields(cls):
-        if f.name not in data:
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                raise ValueError(f"{where} lacks the field {f.name!r}")
-            continue
-        value, hint = data[f.name], hints[f.name]
-        if hint is Provenance:
-            value = _build(Provenance, value, f"{where}.provenance")
-        elif f.name == "targets":
-            value = tuple(_build(Target, t, f"{where}.targets[{i}]") for i, t in enumerate(value))
-        elif hint == dict[str, Any] and not isinstance(value, dict):
-            raise ValueError(f"{where}.{f.name} must be an object")
-        kwargs[f.name] = value
-    return cls(**kwargs)
+def decode(hint: Any, data: Any, where: str) -> Any:
+    """Parsed JSON ``data`` as a value of the type ``hint`` (a dataclass, ``X | None``,
+    ``list``, ``tuple[X, ...]``, ``dict[str, X]``, a scalar or ``Any``), checked all the
+    way down; ``ValueError`` naming where it is wrong.
+
+    >>> decode(tuple[Target, ...], [{"id": "t", "description": "d", "measured": 2,
+    ...        "threshold": 1, "comparison": ">="}], "targets")[0].met
+    True
+    >>> decode(dict[str, int], {"a": "3"}, "x")
+    Traceback (most recent call last):
+    ...
+    ValueError: x.a must be int, got '3'
+    """
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any:
+        return data
+    if dataclasses.is_dataclass(hint):
+        if not isinstance(data, dict):
+            raise ValueError(f"{where} must be an object, got {type(data).__name__}")
+        hints = typing.get_type_hints(hint)
+        fields = {f.name: f for f in dataclasses.fields(hint)}
+        if set(data) - set(fields):
+            raise ValueError(f"{where} has unknown fields {sorted(set(data) - set(fields))}")
+        for name, f in fields.items():
+            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            if required and name not in data:
+                raise ValueError(f"{where} lacks the field {name!r}")
+        kwargs = {k: decode(hints[k], v, f"{where}.{k}") for k, v in data.items()}
+        return typing.cast(Any, hint)(**kwargs)
+    if origin in (types.UnionType, typing.Union):
+        if data is None and type(None) in args:
+            return None
+        (inner,) = (a for a in args if a is not type(None))
+        return decode(inner, data, where)
+    if origin in (list, tuple, dict):
+        if not isinstance(data, dict if origin is dict else list):
+            kind = "an object" if origin is dict else "a list"
+            raise ValueError(f"{where} must be {kind}, got {type(data).__name__}")
+        if isinstance(data, dict):
+            return {k: decode(args[1], v, f"{where}.{k}") for k, v in data.items()}
+        items = [decode(args[0], v, f"{where}[{i}]") for i, v in enumerate(data)]
+        return tuple(items) if origin is tuple else items
+    wanted = (int, float) if hint is float else hint
+    if not isinstance(data, wanted) or (isinstance(data, bool) and hint is not bool):
+        raise ValueError(f"{where} must be {hint.__name__}, got {data!r}")
+    return data
 
 
 def from_json(data: Any) -> Record:
     """A :class:`Record` from parsed JSON; ``ValueError`` saying which field is wrong."""
+    from infrabook.bench.registry import EXPERIMENTS
+
     if not isinstance(data, dict):
         raise ValueError("the file is not a JSON object")
     if data.get("schema") != SCHEMA:
         raise ValueError(
             f"schema {data.get('schema')!r}, this version of infrabook reads schema {SCHEMA}"
         )
-    experiments = data.get("experiments")
-    if not isinstance(experiments, dict):
-        raise ValueError("it has no 'experiments' object")
-    from infrabook.bench.registry import EXPERIMENTS
-
+    experiments = decode(dict[str, Any], data.get("experiments"), "experiments")
     entries = {}
     for name, raw in experiments.items():
         if name not in EXPERIMENTS:
             raise ValueError(f"unknown experiment {name!r}")
-        entry = _build(Entry, raw, f"experiments.{name}")
+        where = f"experiments.{name}"
+        entry = decode(Entry, raw, where)
         if entry.name != name:
-            raise ValueError(f"experiments.{name} is named {entry.name!r}")
+            raise ValueError(f"{where} is named {entry.name!r}")
+        if entry.results is not None:
+            results = decode(EXPERIMENTS[name].results, entry.results, f"{where}.results")
+            entry = dataclasses.replace(entry, results=results)
+        elif entry.status == "ok":
+            raise ValueError(f"{where} is ok but has no results")
         entries[name] = entry
     if not isinstance(data.get("device"), str) or not isinstance(data.get("updated"), str):
         raise ValueError("it lacks the text fields 'device' and 'updated'")

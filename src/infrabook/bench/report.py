@@ -3,29 +3,10 @@
 ``show`` returns an object that Jupyter (and MyST-NB) displays as the experiment's tables,
 rendered like every other table of the book, with one provenance line under them; where
 the record or the experiment is missing it says so in a short note instead of failing.
-``value`` returns one number for the prose, ``figure`` draws a measured curve
-(:mod:`infrabook.plots.measured`). Values, tables and figures are derived from the stored
-results here, when reading. A record that cannot be read raises
-:class:`~infrabook.bench.record.RecordError` naming the file and why.
-
-The pages read ``docs/_data/bench``; here a record is written to a temporary folder first:
-
->>> import tempfile
->>> from pathlib import Path
->>> from infrabook.bench import record, report
->>> from infrabook.bench.cpu import launches
->>> tmp = tempfile.TemporaryDirectory()
->>> folder = Path(tmp.name)
->>> _ = record.merge("cpu", launches(rows=2, d_model=8, d_ff=16), folder)
->>> report.devices(folder=folder)
-['cpu']
->>> report.value("launches", "eager_dispatches", folder=folder)
-18
->>> print(report.show("launches", folder=folder).tables[0].rows[1][2:])
-(15, 15)
->>> report.show("fusion", folder=folder).message == report.NOT_MEASURED
-True
->>> tmp.cleanup()
+``value`` returns one number for the prose, ``entry`` the whole entry, ``figure`` a measured
+curve (:mod:`infrabook.plots.measured`); all are derived from the stored results when
+reading. A record that cannot be read raises :class:`~infrabook.bench.record.RecordError`
+naming the file and why (``show`` displays it). ``folder`` overrides where records are read.
 """
 
 from __future__ import annotations
@@ -146,13 +127,6 @@ class Display:
             parts.append(f"*{self.provenance}*")
         return "\n\n".join(parts)
 
-    def __str__(self) -> str:
-        parts = [p for p in (self.title, self.message) if p]
-        parts += [t.text() for t in self.tables]
-        return "\n".join(parts + ([self.provenance] if self.provenance else []))
-
-    __repr__ = __str__
-
 
 def show(
     experiment: str, device: str | None = None, *, folder: Path | str | None = None
@@ -181,9 +155,7 @@ def render(entry: Entry, where: str) -> Display:
             provenance=provenance_line(entry),
             message=text("bench.not_run", reason=entry.reason or entry.status),
         )
-    return Display(
-        title=title, tables=get(entry.name).tables(entry), provenance=provenance_line(entry)
-    )
+    return Display(title=title, tables=entry.tables, provenance=provenance_line(entry))
 
 
 def entry(

@@ -27,8 +27,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from infrabook.bench import host, record
-from infrabook.bench.record import Entry
+from infrabook.bench import host, record, report
 from infrabook.bench.registry import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
 
 QUIET_BUSY = 0.25
@@ -76,18 +75,6 @@ def wait_quiet(limit_s: float) -> float:
     return busy
 
 
-def _verdicts(entries: list[Entry]) -> list[str]:
-    lines = []
-    for t in (t for e in entries for t in e.targets):
-        verdict = {True: "MET", False: "MISSED", None: "NOT MEASURED"}[t.met]
-        measured = "—" if t.measured is None else f"{t.measured:.3g}{t.unit}"
-        lines.append(
-            f"{verdict:12} {t.description}: {measured} "
-            f"(target {t.comparison} {t.threshold:g}{t.unit})"
-        )
-    return lines
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite; 0 when every selected experiment finished, 1 otherwise."""
     parser = argparse.ArgumentParser(
@@ -116,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = args.out or record.bench_dir()
     gpu_device = None if gpu.unavailable_reason() else gpu.rig().info["slug"]
     log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "", out)
-    done: list[Entry] = []
+    written: set[str] = set()
     failed: list[str] = []
     for name in names:
         experiment = EXPERIMENTS[name]
@@ -147,12 +134,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         device = gpu_device if gpu_device is not None and experiment.device == "cuda" else "cpu"
         path = record.merge(device, entry, out)
-        done.append(entry)
+        written.add(device)
         log.info("%s: %s in %.1f s -> %s", name, entry.status, time.perf_counter() - started, path)
         if gpu_device and experiment.device == "cuda":
             torch.cuda.empty_cache()
-    for line in _verdicts(done):
-        print(line)
+    for device in sorted(written):  # the verdicts, as the book's appendix tabulates them
+        print(report.targets(device, folder=out).tables[0].text())
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -12,69 +12,69 @@ changes) falls on all of them alike instead of on whichever ran last.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 
 @dataclass(frozen=True)
 class Timing:
-    """The repetitions of one measurement, in seconds.
+    """One timed measurement as a record stores it, in seconds. GPU timers report only the
+    quantiles; the CPU's also give the fastest repetition, their count and the samples.
 
-    >>> t = Timing((0.003, 0.001, 0.002, 0.010, 0.002))
-    >>> t.median, t.n
-    (0.002, 5)
-    >>> round(t.p20, 4), round(t.p80, 4)
-    (0.0018, 0.0044)
+    >>> t = Timing.of((0.003, 0.001, 0.002, 0.010, 0.002))
+    >>> t.median_s, t.n, round(t.p20_s, 4), round(t.p80_s, 4), t.spread_ms
+    (0.002, 5, 0.0018, 0.0044, '1.80–4.40')
     """
 
-    samples: tuple[float, ...]
+    median_s: float
+    p20_s: float
+    p80_s: float
+    min_s: float | None = None
+    n: int | None = None
+    samples_s: tuple[float, ...] = ()
 
-    def __post_init__(self) -> None:
-        if not self.samples:
+    @classmethod
+    def of(cls, samples: Sequence[float]) -> Timing:
+        """The statistics of raw repetitions; the samples are kept to 6 significant figures."""
+        if not samples:
             raise ValueError("a timing needs at least one sample")
+        p20, p80 = (float(np.percentile(samples, q)) for q in (20, 80))
+        kept = tuple(float(f"{s:.6g}") for s in samples)
+        return cls(float(np.median(samples)), p20, p80, float(min(samples)), len(samples), kept)
 
     @property
-    def n(self) -> int:
-        """Number of repetitions."""
-        return len(self.samples)
+    def ms(self) -> float:
+        """Median milliseconds."""
+        return self.median_s * 1e3
 
     @property
-    def median(self) -> float:
-        """Median seconds."""
-        return float(np.median(self.samples))
+    def us(self) -> float:
+        """Median microseconds."""
+        return self.median_s * 1e6
 
     @property
-    def p20(self) -> float:
-        """20th percentile (linear interpolation)."""
-        return float(np.percentile(self.samples, 20))
+    def spread_ms(self) -> str:
+        """The p20–p80 range in milliseconds, as a table shows it."""
+        return f"{self.p20_s * 1e3:.2f}–{self.p80_s * 1e3:.2f}"
 
-    @property
-    def p80(self) -> float:
-        """80th percentile (linear interpolation)."""
-        return float(np.percentile(self.samples, 80))
+    def ties(self, other: Timing) -> bool:
+        """Whether the two are indistinguishable.
 
-    @property
-    def min(self) -> float:
-        """Fastest repetition."""
-        return float(min(self.samples))
+        Interleaved samples are paired (repetition i of each ran back to back), so the test is
+        on the ratios a_i / b_i: within noise when their p20–p80 range contains 1. Without
+        paired samples: when the two p20–p80 ranges overlap.
 
-    def as_dict(self) -> dict[str, Any]:
-        """Median, spread and the raw samples, for the record.
-
-        >>> Timing((0.5, 1.0, 1.5)).as_dict()["median_s"]
-        1.0
+        >>> Timing.of([1.0, 2.0, 3.0]).ties(Timing.of([1.5, 3.0, 4.5]))
+        False
+        >>> Timing(1.5, 1.0, 2.0).ties(Timing(2.0, 1.5, 3.0))
+        True
         """
-        return {
-            "median_s": self.median,
-            "p20_s": self.p20,
-            "p80_s": self.p80,
-            "min_s": self.min,
-            "n": self.n,
-            "samples_s": [float(f"{s:.6g}") for s in self.samples],
-        }
+        if self.samples_s and len(self.samples_s) == len(other.samples_s):
+            ratios = np.asarray(self.samples_s) / np.asarray(other.samples_s)
+            return bool(np.percentile(ratios, 20) <= 1.0 <= np.percentile(ratios, 80))
+        return self.p20_s <= other.p80_s and other.p20_s <= self.p80_s
 
 
 def time_interleaved(
@@ -93,8 +93,8 @@ def time_interleaved(
     >>> ticks = iter(range(100))
     >>> out = time_interleaved({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")},
     ...                        warmup=1, reps=2, clock=lambda: next(ticks))
-    >>> calls, out["a"].samples
-    (['a', 'b', 'a', 'b', 'b', 'a'], (1, 1))
+    >>> calls, out["a"].samples_s
+    (['a', 'b', 'a', 'b', 'b', 'a'], (1.0, 1.0))
     """
     if reps < 1 or warmup < 0:
         raise ValueError(f"need reps >= 1 and warmup >= 0, got reps={reps}, warmup={warmup}")
@@ -113,7 +113,7 @@ def time_interleaved(
             start = clock()
             candidates[name]()
             samples[name].append(clock() - start)
-    return {name: Timing(tuple(s)) for name, s in samples.items()}
+    return {name: Timing.of(s) for name, s in samples.items()}
 
 
 class CacheFlush:

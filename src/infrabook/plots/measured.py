@@ -48,10 +48,10 @@ def _message(words: str) -> Figure:
 def shapes(e: Entry, where: str) -> Figure:
     """Matmul GFLOP/s against rows, with the estimated peak of the cores."""
     fig, ax = _single()
-    sweep = e.results["sweep"]
-    rows = [s["rows"] for s in sweep]
-    ax.plot(rows, [s["gflop_s"] for s in sweep], marker="o", label=text("bench.fig.measured"))
-    peak = e.results.get("est_peak", {}).get("gflop_s")
+    rates = e.results.rates(e.params)
+    rows = list(rates)
+    ax.plot(rows, list(rates.values()), marker="o", label=text("bench.fig.measured"))
+    peak = e.results.est_peak.gflop_s
     if peak:
         ax.axhline(peak, ls="--", color=GREY, label=text("bench.fig.est_peak"))
     _log2_ticks(ax, rows)
@@ -65,26 +65,16 @@ def shapes(e: Entry, where: str) -> Figure:
 def attention_memory(e: Entry, where: str) -> Figure:
     """Peak memory of naive and blockwise attention against L, beside the model."""
     fig, ax = _single()
-    per = e.results["per_seq_len"]
-    ls = [r["seq_len"] for r in per]
-    ax.plot(
-        ls,
-        [r["naive_peak_bytes"] / MiB for r in per],
-        marker="o",
-        label=text("bench.fig.naive_measured"),
+    per = e.results.per_seq_len
+    ls = [r.seq_len for r in per]
+    naive, model = (
+        [r.naive_peak_bytes / MiB for r in per],
+        [r.predicted_naive_bytes / MiB for r in per],
     )
-    ax.plot(
-        ls,
-        [r["predicted_naive_bytes"] / MiB for r in per],
-        ls="--",
-        label=text("bench.fig.naive_model"),
-    )
-    ax.plot(
-        ls,
-        [r["blockwise_peak_bytes"] / MiB for r in per],
-        marker="s",
-        label=text("bench.fig.block_measured"),
-    )
+    ax.plot(ls, naive, marker="o", label=text("bench.fig.naive_measured"))
+    ax.plot(ls, model, ls="--", label=text("bench.fig.naive_model"))
+    block = [r.blockwise_peak_bytes / MiB for r in per]
+    ax.plot(ls, block, marker="s", label=text("bench.fig.block_measured"))
     ax.set_yscale("log")
     title = text("bench.fig.attention", d=e.params["head_dim"], where=where)
     _seq_len_axes(ax, ls, text("bench.fig.peak_mib"), title)
@@ -94,12 +84,12 @@ def attention_memory(e: Entry, where: str) -> Figure:
 def fusion(e: Entry, where: str) -> Figure:
     """Median time and effective bandwidth of the eager and fused paths."""
     fig, (left, right) = figure_row(2, 7.0, 3.4)
-    paths = {n: p for n, p in e.results["paths"].items() if "gb_s" in p and n != "copy"}
+    paths = {n: p for n, p in e.results.paths.items() if p.timing and n != "copy"}
     values = e.values
-    left.bar(list(paths), [p["timing"]["median_s"] * 1e3 for p in paths.values()])
+    left.bar(list(paths), [p.timing.ms for p in paths.values()])
     if "eager" in paths:
         left.axhline(
-            paths["eager"]["timing"]["median_s"] * 1e3 / values["model_speedup"],
+            paths["eager"].timing.ms / values["model_speedup"],
             ls="--",
             color=GREY,
             label=text("bench.fig.if_bytes"),
@@ -107,7 +97,7 @@ def fusion(e: Entry, where: str) -> Figure:
         left.legend(loc="upper left")
     left.set_ylabel(text("bench.fig.median_ms"))
     left.set_title(text("bench.fig.time"))
-    right.bar(list(paths), [p["gb_s"] for p in paths.values()])
+    right.bar(list(paths), [p.gb_s for p in paths.values()])
     right.axhline(values["copy_gb_s"], ls="--", color=GREY, label=text("bench.fig.copy"))
     right.set_ylabel(text("bench.fig.gb_s"))
     right.set_title(text("bench.fig.bandwidth"))
@@ -121,10 +111,10 @@ def fusion(e: Entry, where: str) -> Figure:
 def gpu_flash(e: Entry, where: str) -> Figure:
     """TFLOP/s of the Triton kernel and of SDPA against L."""
     fig, ax = _single()
-    per = e.results["per_seq_len"]
-    ls = [r["seq_len"] for r in per]
-    ax.plot(ls, [r["flash"]["tflop_s"] for r in per], marker="o", label="Triton flash")
-    ax.plot(ls, [r["sdpa"]["tflop_s"] for r in per], marker="s", label="PyTorch SDPA")
+    per = e.results.per_seq_len
+    ls = [r.seq_len for r in per]
+    ax.plot(ls, [r.tflop_s("flash") for r in per], marker="o", label="Triton flash")
+    ax.plot(ls, [r.tflop_s("sdpa") for r in per], marker="s", label="PyTorch SDPA")
     _seq_len_axes(ax, ls, "TFLOP/s", text("bench.fig.flash", d=e.params["head_dim"], where=where))
     return fig
 
@@ -132,20 +122,20 @@ def gpu_flash(e: Entry, where: str) -> Figure:
 def gpu_swiglu(e: Entry, where: str) -> Figure:
     """Model GB/s of each path at the article's shape, L2 flushed and not."""
     fig, ax = _single()
-    shape = e.results["shapes"][0]
-    names = list(shape["paths"])
+    shape = e.results.shapes[0]
+    names = list(shape.paths)
     xs = range(len(names))
     for i, mode in enumerate(("flushed", "unflushed")):
         ax.bar(
             [x + (i - 0.5) * 0.4 for x in xs],
-            [shape["paths"][n][mode]["gb_s"] for n in names],
+            [shape.paths[n].gb_s(mode) for n in names],
             width=0.4,
             label=text(f"bench.l2.{mode}"),
         )
-    ax.axhline(e.results["copy"]["gb_s"], ls="--", color=GREY, label=text("bench.fig.copy"))
+    ax.axhline(e.results.copy_gb_s, ls="--", color=GREY, label=text("bench.fig.copy"))
     ax.set_xticks(list(xs), names)
     ax.set_ylabel(text("bench.fig.gb_s"))
-    ax.set_title(text("bench.fig.swiglu", rows=shape["rows"], cols=shape["cols"], where=where))
+    ax.set_title(text("bench.fig.swiglu", rows=shape.rows, cols=shape.cols, where=where))
     ax.legend()
     return fig
 
