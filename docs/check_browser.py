@@ -134,7 +134,8 @@ def has_chromium(path: str) -> bool:
 
 def edition_of(root: Path) -> str:
     """Which edition a built site is, from its front page's ``<html lang>``."""
-    head = (root / "index.html").read_text(encoding="utf-8")[:400]
+    index = root / "index.html"
+    head = index.read_text(encoding="utf-8")[:400] if index.is_file() else ""
     return "en" if 'lang="en"' in head else "zh"
 
 

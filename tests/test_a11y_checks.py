@@ -48,7 +48,7 @@ def site(tmp_path_factory):
     root = tmp_path_factory.mktemp("site")
     (root / "named.html").write_text(PAGE.format(name="另一个答案"), encoding="utf-8")
     (root / "nameless.html").write_text(PAGE.format(name=""), encoding="utf-8")
-    server, base = check._serve(root)
+    server, _, base = check.serve_edition(root)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=check.CHROMIUM_FLAGS)
         yield check, browser, base

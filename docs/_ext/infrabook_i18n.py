@@ -189,10 +189,15 @@ def _check_translated(app: Sphinx, doctree: nodes.document) -> None:
     if edition(app.config.language) == "zh":
         return
     for node, msg in extract_messages(doctree):
-        # Sphinx marks paragraphs and titles; a toctree caption or an image's alt text it
-        # translates without marking, so there a message still in Chinese is the sign.
+        # Sphinx marks paragraphs and titles; a toctree caption it translates without
+        # marking, and an image's alt text it marks untranslated even when it translated
+        # it: for those, a message still in Chinese is the sign.
         marked = node.get("translated")
-        if marked is False or (marked is None and _CJK.search(msg)):
+        if isinstance(node, nodes.image) or marked is None:
+            untranslated = bool(_CJK.search(msg))
+        else:
+            untranslated = marked is False
+        if untranslated:
             logger.warning(
                 "untranslated or fuzzy message: %r",
                 msg[:80],
