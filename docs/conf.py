@@ -93,7 +93,13 @@ nb_merge_streams = True
 # Tables that cells emit as Markdown are rendered as MyST (pipe tables included).
 nb_render_markdown_format = "myst"
 # Figures are glued as SVG with real text (infrabook.plots.style); prefer it to PNG.
-nb_mime_priority_overrides = [("html", "image/svg+xml", 5), ("html", "image/png", 15)]
+# The gettext builder has no priorities of its own: without these a glued figure renders as
+# nothing there, and its caption and alt text would never reach the catalogues.
+nb_mime_priority_overrides = [
+    (builder, mime, priority)
+    for builder in ("html", "gettext")
+    for mime, priority in (("image/svg+xml", 5), ("image/png", 15))
+]
 
 # The copy button leaves out shell prompts and copies only the command lines.
 copybutton_prompt_text = r"\$ |>>> |\.\.\. "

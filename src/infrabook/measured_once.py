@@ -42,7 +42,9 @@ def measured_once(fn: Callable[..., T], /, **kwargs: object) -> T:
     folder = os.environ.get(ENV)
     if not folder:
         return fn(**kwargs)
-    key = f"{fn.__module__}.{fn.__qualname__}({sorted(kwargs.items())!r})"
+    # a function by its name; a callable object (a bench Experiment) by its repr
+    name = getattr(fn, "__qualname__", None) or repr(fn)
+    key = f"{fn.__module__}.{name}({sorted(kwargs.items())!r})"
     path = Path(folder) / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.pickle"
     if path.is_file():
         # written by this build's other edition, in this folder, never by anyone else

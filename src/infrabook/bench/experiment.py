@@ -56,6 +56,9 @@ class Experiment:
         self.full, self.quick = dict(full), dict(quick)
         self.__doc__ = run.__doc__
 
+    def __repr__(self) -> str:
+        return f"Experiment({self.name!r})"
+
     @property
     def title(self) -> str:
         """The title pages show, in the build's language."""
