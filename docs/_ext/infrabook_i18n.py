@@ -39,6 +39,7 @@ from typing import Any
 
 import sphinx.transforms.i18n as sphinx_i18n
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
@@ -137,6 +138,12 @@ def _configure(app: Sphinx, config: Config) -> None:
         "title": s["notfound_title"],
         "body": s["notfound_body"].format(prefix=prefix),
     }
+    if lang != "zh":
+        # Sphinx recompiles a catalogue only when its .po is newer than its .mo; a checkout
+        # or a merge can leave an older .po beside a newer, stale .mo. Compile them afresh.
+        for folder in config.locale_dirs:
+            for compiled in (Path(app.confdir) / folder / lang).rglob("*.mo"):
+                compiled.unlink()
     index = ("zh", "en").index(lang)
     config.html_context = {
         **config.html_context,
@@ -189,9 +196,12 @@ def _check_translated(app: Sphinx, doctree: nodes.document) -> None:
     if edition(app.config.language) == "zh":
         return
     for node, msg in extract_messages(doctree):
-        # Sphinx marks paragraphs and titles; a toctree caption it translates without
-        # marking, and an image's alt text it marks untranslated even when it translated
-        # it: for those, a message still in Chinese is the sign.
+        # Sphinx marks paragraphs and titles. A toctree's caption it translates later, when
+        # the sidebar is drawn (check_editions.py finds Chinese left there); an image's alt
+        # text it marks untranslated even when it translated it, so there a message still
+        # in Chinese is the sign.
+        if isinstance(node, addnodes.toctree):
+            continue
         marked = node.get("translated")
         if isinstance(node, nodes.image) or marked is None:
             untranslated = bool(_CJK.search(msg))

@@ -28,6 +28,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "word.no": ("否", "no"),
     "word.unknown": ("未知", "unknown"),
     "word.named": ("{name}：{value}", "{name}: {value}"),
+    "word.list_sep": ("；", "; "),
     # ---- end of shared words ------------------------------------------------------------
     #
     # ---- audit verdicts (audit.py) ------------------------------------------------------

@@ -340,7 +340,7 @@ def _recompute(v: dict[str, Any]) -> list[Table]:
         (c.a, c.b): c.runs
         for c in pairwise([Line(c.strategy.label, c.strategy.prep_ms, c.time_ms) for c in costs])
     }
-    crossings = "；".join(
+    crossings = text("word.list_sep").join(
         f"{a}↔{b} " + (number_text(n, ".1f") if math.isfinite(n) else text("live.cell.never"))
         for (a, b), n in cross.items()
     )
