@@ -9,6 +9,7 @@ come from :mod:`infrabook.labels`, strategies by the names the tables use.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -90,7 +91,8 @@ def bucketing_figure(costs: Sequence[StrategyCost]) -> Figure:
     if len(costs) == 0:
         raise ValueError("costs must not be empty: give at least one StrategyCost")
     fig, (ax_rows, ax_time) = figure_row(2, 6.8, 4.0)
-    names = [strategy_name(c.strategy.name) for c in costs]
+    # long English names (per-shape specialised) break at a space rather than overlap
+    names = [textwrap.fill(strategy_name(c.strategy.name), 10) for c in costs]
     x = np.arange(len(costs))
     real = [c.actual_rows for c in costs]
     pad = [c.executed_rows - c.actual_rows for c in costs]
@@ -182,7 +184,7 @@ def crossover_figure(
             ax.text(
                 (lo + hi) / 2,
                 top * 0.985,
-                text("fig.crossover.cheapest", name=strategy_name(regime.best)),
+                textwrap.fill(text("fig.crossover.cheapest", name=strategy_name(regime.best)), 14),
                 ha="center",
                 va="top",
                 fontsize=SMALL_PT,
