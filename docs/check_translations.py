@@ -23,7 +23,7 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
 ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
 MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$]+)\$")
 # roles whose whole content (or its <target>) is resolved by code, not read as prose
@@ -60,7 +60,7 @@ def stray_chinese(msgstr: str) -> list[str]:
     ['融合']
     """
     prose = ROLE.sub(lambda m: "" if m.group(1) == "zh" else _prose_part(m.group(2)), msgstr)
-    return re.findall(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+", prose)
+    return CJK.findall(prose)
 
 
 def _prose_part(content: str) -> str:

@@ -65,11 +65,12 @@ def calc_lines(lang: str | None = None) -> list[str]:
     >>> print(calc_lines(lang="en")[0])
     fusion: separate 120 MiB → fused 72 MiB (ratio 0.60, theory 1.67×); three steps 156/108/60 MiB
     """
-    r = {key: rec.value for key, rec in recompute().items()}
+    recomputed = recompute()
+    r = {key: rec.value for key, rec in recomputed.items()}
     s = config.scenarios()
     att, sm = s["attention"], s["online_softmax"]
     g, b, p = (labels.text(f"strategy.{st.name}", lang) for st in article_bucketing().strategies)
-    cross = {key: rec.as_article for key, rec in recompute().items() if key.startswith("cross")}
+    cross = {key: rec.as_article for key, rec in recomputed.items() if key.startswith("cross")}
     return [
         labels.text(
             "calc.fusion",
