@@ -3,7 +3,6 @@ catalogues and on the two built editions catch what they exist to catch."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -15,13 +14,6 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, DOCS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 PAGE = """\
@@ -110,8 +102,10 @@ def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(
     assert got.stderr.count("untranslated") == 1
 
 
-def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(tmp_path):
-    check = _load("check_translations")
+def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(
+    docs_script, tmp_path
+):
+    check = docs_script("check_translations")
     catalog = Catalog(locale="en")
     catalog.add("好的 {glue:text}`a`", "fine {glue:text}`a`")
     catalog.add("空的", "")
@@ -144,8 +138,8 @@ def _site(root: Path, zh_body: str, en_body: str, switch_en: str = "../page.html
     )
 
 
-def test_edition_check_passes_a_faithful_translation(tmp_path):
-    check = _load("check_editions")
+def test_edition_check_passes_a_faithful_translation(docs_script, tmp_path):
+    check = docs_script("check_editions")
     _site(
         tmp_path,
         '<p>从 <span class="pasted-text">120</span> 到 <span class="pasted-text">72</span></p>',
@@ -157,8 +151,8 @@ def test_edition_check_passes_a_faithful_translation(tmp_path):
     assert check.problems(tmp_path) == []
 
 
-def test_edition_check_catches_numbers_chinese_and_switcher(tmp_path):
-    check = _load("check_editions")
+def test_edition_check_catches_numbers_chinese_and_switcher(docs_script, tmp_path):
+    check = docs_script("check_editions")
     _site(
         tmp_path,
         '<p><span class="pasted-text">120</span></p>',

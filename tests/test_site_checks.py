@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, DOCS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_link_check_finds_missing_files_and_anchors(tmp_path):
-    links = _load("check_links")
+def test_link_check_finds_missing_files_and_anchors(docs_script, tmp_path):
+    links = docs_script("check_links")
     (tmp_path / "a.html").write_text(
         '<h1 id="top">A</h1><a href="b.html#here">ok</a><a href="b.html#gone">x</a>'
         '<a href="c.html">x</a><img src="img.png"><a href="https://example.org/">ext</a>'
@@ -38,8 +30,8 @@ def _notebook(cells):
     return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 
-def test_execution_check_flags_unrun_cells_and_errors(tmp_path):
-    check = _load("check_executed")
+def test_execution_check_flags_unrun_cells_and_errors(docs_script, tmp_path):
+    check = docs_script("check_executed")
     docs, build = tmp_path / "docs", tmp_path / "build"
     (docs).mkdir()
     (build / "jupyter_execute").mkdir(parents=True)
