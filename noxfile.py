@@ -1,4 +1,4 @@
-"""Sessions: ``tests`` (pytest + doctests), ``docs`` (both editions of the executed site,
+"""Sessions: ``tests`` (pytest + doctests, then mypy), ``docs`` (both editions of the executed site,
 checked), ``catalogues`` (update the English translation catalogues), ``lint``
 (ruff, format check), ``typecheck`` (mypy), ``browser`` (the built site in headless
 Chromium), ``bench`` (benchmark records).
@@ -18,15 +18,18 @@ nox.options.reuse_venv = "yes"
 nox.options.sessions = ["lint", "tests", "docs"]
 
 CONSTRAINTS = ("-c", "constraints/cpu.txt")
+MYPY = "mypy>=1.10"
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
     """Unit, property and golden tests, the doctests in src/, and the kernel tests (on CPU
-    in Triton's interpreter). The docs extra is installed too: the English edition's tests
-    build small Sphinx projects with the i18n extension."""
-    session.install(*CONSTRAINTS, "-e", ".[kernels,test,docs]")
+    in Triton's interpreter); then mypy on src/, as ``typecheck`` does, in this session's
+    environment (installing torch and triton again for it costs CI two minutes). The docs
+    extra is installed too: the English edition's tests build small Sphinx projects."""
+    session.install(*CONSTRAINTS, "-e", ".[kernels,test,docs]", MYPY)
     session.run("python", "-m", "pytest", *session.posargs)
+    session.run("mypy")
 
 
 EDITIONS = {
@@ -122,8 +125,8 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy on src/ (settings in pyproject.toml [tool.mypy])."""
-    session.install(*CONSTRAINTS, "-e", ".[kernels,test,bench,docs]", "mypy>=1.10")
+    """mypy on src/ alone (settings in pyproject.toml [tool.mypy]); ``tests`` runs it too."""
+    session.install(*CONSTRAINTS, "-e", ".[kernels,test,bench,docs]", MYPY)
     session.run("mypy", *session.posargs)
 
 

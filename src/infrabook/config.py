@@ -124,6 +124,8 @@ class Device:
     l2_tb_s: Figure
     regs_per_sm_kib: Figure
     dram_gb: Figure
+    #: Regular expressions for the whole name CUDA reports (less "NVIDIA ") of this GPU.
+    cuda_names: tuple[str, ...] = ()
 
     @property
     def l2_bytes(self) -> float | None:
@@ -149,6 +151,7 @@ def devices() -> dict[str, Device]:
         key: Device(
             key=key,
             name=d["name"],
+            cuda_names=tuple(d.get("cuda_names", ())),
             **{
                 f: _figure(d[f])
                 for f in (

@@ -75,9 +75,10 @@ def test_dispatch_counter_counts_18_eager_and_15_fused():
 
 def test_launches_entry_takes_its_numbers_from_the_counter():
     e = cpu.launches(rows=2, d_model=8, d_ff=16)
-    assert e["values"]["eager_dispatches"] == 18
-    assert e["values"]["fused_dispatches"] == 15
-    assert e["values"]["matches_article"] is True
+    assert (e.results.eager.dispatches, e.results.fused.dispatches) == (18, 15)
+    assert e.params == {"runs": 3, "rows": 2, "d_model": 8, "d_ff": 16} | {
+        "fused_op": "infrabook_bench::swiglu (torch.library.custom_op)"
+    }  # the call's arguments, the default runs resolved, and what the experiment adds
     assert e.results.eager.ops_first_run == EAGER_OPS
     assert e.tables[0].rows[0][2] == 18
 
@@ -90,28 +91,26 @@ def test_fusion_live_structure():
     assert paths["compile"].timing is None and paths["compile"].reason.startswith("skipped")
     assert (paths["numexpr"].timing is None) == (paths["numexpr"].reason is not None)
     assert e.tables[0].rows[1][1].endswith(f"({paths['compile'].reason})")
-    assert e["values"]["model_speedup"] == pytest.approx(5 / 3)
-    assert e["values"]["model_unfused_mib"] == pytest.approx(16 * 256 * 4 * 5 / 2**20)
+    assert e.results.model_speedup == pytest.approx(5 / 3)
+    assert paths["eager"].model_bytes == 16 * 256 * 4 * 5
+    assert e.params["compiled"] is False and e.params["reps"] == 2  # arguments are parameters
     assert {t.id for t in e.targets} == {"cpu_fused_speedup", "cpu_fused_bandwidth"}
 
 
 def test_attention_memory_live_structure():
     e = cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32, block_k=16)
-    assert e["values"]["all_close"] is True
+    assert all(r.allclose for r in e.results.per_seq_len)
     assert e.targets[0].met is None  # L=8192 not measured
-    assert e["values"]["predicted_naive_mib_128"] == pytest.approx(
-        (2 * 128 * 128 * 4 + 128 * 16 * 4) / 2**20
-    )
+    assert e.results.per_seq_len[1].predicted_naive_bytes == 2 * 128 * 128 * 4 + 128 * 16 * 4
 
 
 def test_shapes_live_structure_without_prep():
     e = cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
-    groups = e.results.group_rows(e.params)
-    assert groups["generic"]["executed_rows"] == 88  # 8 x 4 + 24 + 32
-    assert groups["bucketed"]["executed_rows"] == 128  # 8 x 8 + 32 + 32
-    assert e["values"]["padding_pct"] == pytest.approx(100 * (128 / 88 - 1))
-    assert groups["generic"]["padding_pct"] == 0.0
-    assert e.results.crossovers() == [] and len(e.tables) == 2
+    generic, bucketed = e.tables[1].rows  # strategy, rows executed, padding %, ...
+    assert generic[1:3] == (88, 0.0)  # 8 x 4 + 24 + 32
+    assert bucketed[1] == 128  # 8 x 8 + 32 + 32
+    assert bucketed[2] == pytest.approx(100 * (128 / 88 - 1))
+    assert e.results.crossovers() == {} and len(e.tables) == 2
 
 
 @pytest.mark.parametrize(
@@ -162,7 +161,7 @@ def test_crossovers_from_measured_lines():
     prep = cpu.Prep(0.0, (100.0,), {"8": 400.0}, {})
     fast, slow = Timing(0.0124, 0.012, 0.013), Timing(0.017, 0.0165, 0.0175)
     results = cpu.ShapesResults({}, {"generic": slow, "bucketed": fast}, cpu.Peak(None, ""), prep)
-    ((a, b, runs, tie),) = results.crossovers()
+    (((a, b), (runs, tie)),) = results.crossovers().items()
     assert (a, b, round(runs), tie) == ("generic", "bucketed", 65, False)
     assert results._meaning(a, b, runs, tie) == text(
         "bench.shapes.below",
@@ -171,13 +170,15 @@ def test_crossovers_from_measured_lines():
         fast=text("bench.strategy.bucketed"),
     )
     results = cpu.ShapesResults({}, {"generic": fast, "bucketed": slow}, cpu.Peak(None, ""), prep)
-    ((a, b, runs, tie),) = results.crossovers()
+    (((a, b), (runs, tie)),) = results.crossovers().items()
     assert results._meaning(a, b, runs, tie) == text(
         "bench.shapes.always", name=text("bench.strategy.generic")
     )
     overlapping = {"generic": Timing(0.017, 0.015, 0.021), "bucketed": Timing(0.02, 0.019, 0.022)}
     results = cpu.ShapesResults({}, overlapping, cpu.Peak(None, ""), prep)
-    assert results.crossovers()[0][3] is True  # no samples: the p20-p80 ranges overlap
+    assert (
+        results.crossovers()["generic", "bucketed"][1] is True
+    )  # no samples: the p20-p80 ranges overlap
     same = cpu.ShapesResults({}, {"generic": fast, "bucketed": fast}, cpu.Peak(None, ""), prep)
-    assert same.crossovers()[0][2] is None
+    assert same.crossovers()["generic", "bucketed"][0] is None
     assert same._meaning("generic", "bucketed", None, True) == text("bench.shapes.same_run")

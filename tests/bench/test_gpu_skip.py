@@ -31,7 +31,8 @@ def test_suite_records_gpu_skips_in_the_cpu_record(no_cuda, bench_dir):
     # the CPU record says why; the book still reports the GPU experiment as not measured
     assert "no CUDA device" in report.show("gpu_flash", device="cpu").message
     assert report.show("gpu_flash").message == report.NO_GPU_RECORD
-    assert report.value("gpu_flash", "ratio_8192", default=None) is None
+    with pytest.raises(LookupError, match="gpu_flash on any GPU: not measured"):
+        report.results("gpu_flash")
 
 
 class Range:
@@ -151,13 +152,9 @@ def test_gpu_experiments_dry_run(dry):
     assert swiglu.results.spec_dram_tb_s == 4.8
     assert "[devices.h200]" in swiglu.results.datasheet
     assert swiglu.results.shapes[0].paths["triton_fused"].max_abs_err_vs_fp32 < 0.1
-    # three shapes, three sets of values: none overwrites another
-    keys = [k for k in swiglu.values if k.endswith("triton_fused_flushed_us")]
-    assert sorted(keys) == [
-        "2x64_triton_fused_flushed_us",
-        "8x64_triton_fused_flushed_us",
-        "article_triton_fused_flushed_us",
-    ]
+    # three shapes, each with its own rows: none overwrites another
+    shown = {row[0] for row in swiglu.tables[0].rows}
+    assert shown == {"[4, 64]", "[2, 64]", "[8, 64]"} and len(swiglu.tables[0].rows) == 18
     assert flash.results.per_seq_len[0].max_abs_diff_vs_sdpa < 0.1
     assert flash.targets[0].met is None  # L=8192 not in the dry run
     assert set(graphs.results.configs) == {"eager", "graph", "fused", "fused+graph"}
@@ -171,7 +168,7 @@ def test_gpu_experiments_dry_run(dry):
         assert shown.tables and "NVIDIA H200" in shown.provenance
     for name in ("gpu_swiglu", "gpu_flash"):
         report.figure(name)
-    assert report.value("gpu_graphs", "eager_kernels") == 3
+    assert report.results("gpu_graphs").configs["eager"].kernels == 3
     assert report.entry("gpu_swiglu").results == swiglu.results  # read back as written
 
 

@@ -34,7 +34,7 @@ def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
         "ok",
         None,
         record.provenance(host.cpu_info(), quick=True),
-        method={"summary": "test"},
+        method="test",
         params={"marker": marker},
         results=TINY[name],
         targets=(Target("t1", "a target", marker, 1.0, ">="),),
@@ -45,7 +45,7 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
     path = record.merge("cpu", fake_entry())
     assert path == bench_dir / "cpu.json"
     data = json.loads(path.read_text())
-    assert data["schema"] == record.SCHEMA == 3 and data["device"] == "cpu"
+    assert data["schema"] == record.SCHEMA == 4 and data["device"] == "cpu"
     e = data["experiments"]["launches"]
     assert set(e) == {
         "name",
@@ -180,7 +180,7 @@ def _lost_field(text: str) -> str:
     [
         (lambda t: t[: len(t) // 2], "is not valid JSON"),
         (lambda t: "", "is not valid JSON"),
-        (_older, "schema 2, this version of infrabook reads schema 3"),
+        (_older, "schema 2, this version of infrabook reads schema 4"),
         (_edit, r"experiments.launches.results must be an object, got str"),
         (_bad_number, r"experiments.launches.results.eager.dispatches must be int, got '18'"),
         (_ok_without_results, "experiments.launches is ok but has no results"),
@@ -201,7 +201,7 @@ def test_an_unreadable_record_names_the_file_and_why_and_is_never_overwritten(
     with pytest.raises(RecordError, match=why):
         record.merge("cpu", fake_entry("shapes"))
     with pytest.raises(RecordError, match=why):
-        report.value("launches", "eager_dispatches")
+        report.results("launches")
     shown = report.show("launches")
     assert shown.kind == "error" and str(path) in shown.message
     assert path.read_bytes() == spoiled
@@ -245,7 +245,7 @@ def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, sig):
         assert proc.wait(timeout=60) != 0
     data = record.read(earlier)  # a whole record, never half a file
     assert data.experiments["shapes"].params["marker"] == 7.0  # the earlier result
-    assert data.experiments["launches"].values["eager_dispatches"] == 18  # finished
+    assert data.experiments["launches"].results.eager.dispatches == 18  # finished
     assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]  # no temp file left
 
 
@@ -278,7 +278,7 @@ def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):
     rec = record.read(bench_dir / "cpu.json")
     assert list(rec.experiments) == ["fusion", "attention_memory", "launches", "shapes"]
     assert all(e.provenance.quick for e in rec.experiments.values())
-    assert report.value("launches", "fused_dispatches") == 15
+    assert report.results("launches").fused.dispatches == 15
     assert report.show("shapes").tables
 
 

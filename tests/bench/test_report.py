@@ -51,13 +51,11 @@ def test_show_renders_pipe_tables_and_one_provenance_line(fixture_record):
     assert "18" in d.tables[0].text()
 
 
-def test_value_is_derived_from_the_results(fixture_record):
-    assert report.value("launches", "eager_dispatches") == 18
-    assert report.value("attention_memory", "all_close") is True
-    assert report.value("fusion", "model_speedup") == pytest.approx(5 / 3)
-    with pytest.raises(KeyError, match="has no value 'nope'"):
-        report.value("launches", "nope")
-    assert report.value("launches", "nope", default=0) == 0
+def test_results_are_read_back_typed(fixture_record):
+    assert report.results("launches").eager.dispatches == 18
+    assert all(r.allclose for r in report.results("attention_memory").per_seq_len)
+    assert report.results("fusion").model_speedup == pytest.approx(5 / 3)
+    assert report.results("fusion") == report.entry("fusion").results
 
 
 def test_pages_index_entries_like_the_json(fixture_record):
@@ -110,8 +108,8 @@ def test_missing_record_is_one_short_note(bench_dir):
         assert page == f"```{{note}}\n{d.message}\n```" and name not in page
     assert report.show("gpu_flash", device="nvidia-h200").message == report.NOT_MEASURED
     assert {r[5] for r in report.targets().tables[0].rows} == {text("bench.unmeasured")}
-    with pytest.raises(KeyError, match="not measured"):
-        report.value("fusion", "best_speedup")
+    with pytest.raises(LookupError, match="fusion on cpu: not measured"):
+        report.results("fusion")
 
 
 def test_unknown_experiment_is_an_error(bench_dir):

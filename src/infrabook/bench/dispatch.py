@@ -1,16 +1,12 @@
 """Counting operator dispatches: the CPU's view of the article's 18 vs 15 (section 5.1).
 
-One FFN run is six operators: the gate matmul ``G = X W_g``, the up matmul ``U = X W_u``,
-``T = silu(G)``, ``Z = T * U``, the down matmul ``Y = Z W_d`` and the residual add
-``X + Y``. The fused run replaces silu and the multiply by one operator,
-``infrabook_bench::swiglu``, registered with :func:`torch.library.custom_op` so that it is a
-single dispatch (its body is eager PyTorch: what is counted here is dispatches, which on a
-GPU are kernel launches, not speed).
-
-:class:`DispatchCounter` is a ``TorchDispatchMode``: PyTorch hands it every operator call at
-the lowest level that still sees whole operators (after autograd, before the kernel), and
-it records the operator's name. Operators that the called operator runs internally are not
-seen again, so one custom op counts once, as one kernel launch would.
+One FFN run is six operators: ``G = X W_g``, ``U = X W_u``, ``T = silu(G)``, ``Z = T * U``,
+``Y = Z W_d`` and ``X + Y``. The fused run replaces silu and the multiply by one operator,
+``infrabook_bench::swiglu``, registered with :func:`torch.library.custom_op` so that it is
+one dispatch (its body is eager PyTorch: what is counted is dispatches, which on a GPU are
+kernel launches, not speed). :class:`DispatchCounter` is a ``TorchDispatchMode``: PyTorch
+hands it every operator call after autograd and before the kernel, so the operators a
+called operator runs inside it are not seen again, and one custom op counts once.
 """
 
 from __future__ import annotations
@@ -21,19 +17,12 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-#: The namespace of the fused op; not ``infrabook`` so it cannot collide with kernels
-#: registered by :mod:`infrabook.kernels`.
+#: The fused op's namespace; not ``infrabook``, whose kernels :mod:`infrabook.kernels` registers.
 NAMESPACE = "infrabook_bench"
 
 #: The six operators of one eager FFN run, in order, as the counter names them.
-EAGER_OPS = (
-    "aten.mm.default",
-    "aten.mm.default",
-    "aten.silu.default",
-    "aten.mul.Tensor",
-    "aten.mm.default",
-    "aten.add.Tensor",
-)
+_MM = "aten.mm.default"
+EAGER_OPS = (_MM, _MM, "aten.silu.default", "aten.mul.Tensor", _MM, "aten.add.Tensor")
 
 
 class DispatchCounter(TorchDispatchMode):
@@ -65,8 +54,7 @@ class DispatchCounter(TorchDispatchMode):
 def swiglu_op() -> Any:
     """The fused ``silu(g) * u`` as one registered operator (registered on first use).
 
-    >>> g, u = torch.tensor([[0.0, 1.0]]), torch.tensor([[5.0, 2.0]])
-    >>> swiglu_op()(g, u)
+    >>> swiglu_op()(torch.tensor([[0.0, 1.0]]), torch.tensor([[5.0, 2.0]]))
     tensor([[0.0000, 1.4621]])
     """
     namespace = getattr(torch.ops, NAMESPACE)
@@ -76,10 +64,7 @@ def swiglu_op() -> Any:
         def swiglu(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
             return torch.nn.functional.silu(g) * u
 
-        @swiglu.register_fake
-        def _(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
-            return torch.empty_like(g)
-
+        swiglu.register_fake(lambda g, u: torch.empty_like(g))
     return namespace.swiglu.default
 
 
@@ -97,24 +82,20 @@ class FFN:
         d_model: int,
         d_ff: int,
         *,
-        seed: int = 0,
         dtype: torch.dtype = torch.float32,
         device: str = "cpu",
     ) -> None:
-        gen = torch.Generator().manual_seed(seed)
+        gen = torch.Generator().manual_seed(0)
 
         def rand(*shape: int, scale: float = 1.0) -> torch.Tensor:
             return (torch.randn(*shape, generator=gen) * scale).to(dtype=dtype, device=device)
 
-        self.shape = {"rows": rows, "d_model": d_model, "d_ff": d_ff}
         self.x = rand(rows, d_model)
-        self.w_gate = rand(d_model, d_ff, scale=d_model**-0.5)
-        self.w_up = rand(d_model, d_ff, scale=d_model**-0.5)
+        self.w_gate, self.w_up = (rand(d_model, d_ff, scale=d_model**-0.5) for _ in range(2))
         self.w_down = rand(d_ff, d_model, scale=d_ff**-0.5)
 
     def __call__(self, x: torch.Tensor, *, fused: bool, swiglu: Any = None) -> torch.Tensor:
-        g = x @ self.w_gate
-        u = x @ self.w_up
+        g, u = x @ self.w_gate, x @ self.w_up
         z = (swiglu or swiglu_op())(g, u) if fused else torch.nn.functional.silu(g) * u
         return x + z @ self.w_down
 

@@ -1,24 +1,26 @@
 """The experiment decorator: one declaration per experiment, with its sizes and results type.
 
 ``@experiment(name, device, results, full=..., quick=...)`` turns a function that measures
-and returns :class:`Measured` into an :class:`Experiment`: calling it picks the full or the
+and returns :class:`Measured` into an :class:`Experiment`. Calling it picks the full or the
 quick sizes (keyword arguments override either), checks that the device is there (a GPU
-experiment without CUDA returns a *skipped* entry with the reason), times the run and wraps
-the result in an :class:`~infrabook.bench.record.Entry` with its provenance. ``results`` is
-the frozen dataclass the record stores and reads back (:class:`~infrabook.bench.record.Results`).
+experiment without CUDA returns a *skipped* entry saying why), times the run and wraps the
+result in an :class:`~infrabook.bench.record.Entry`: its parameters are the call's
+arguments, defaults included, with what the function adds.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from infrabook.bench import host
 from infrabook.bench.record import Entry, Results, Target, provenance
 from infrabook.labels import text
+from infrabook.tables import Table
 
 log = logging.getLogger("infrabook.bench")
 
@@ -30,12 +32,13 @@ REGISTERED: dict[str, Experiment] = {}
 
 @dataclass(frozen=True)
 class Measured:
-    """What an experiment's function returns: the record keeps each of these once."""
+    """What an experiment's function returns; ``params`` adds to the call's arguments what
+    was derived from them (a dtype, a thread count, scaled sizes)."""
 
-    params: dict[str, Any]
-    method: dict[str, Any]
     results: Results
+    method: str
     targets: tuple[Target, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 class Experiment:
@@ -67,11 +70,12 @@ class Experiment:
     def __call__(self, quick: bool = True, **sizes: Any) -> Entry:
         """Run at the quick sizes (a page's live run) or the full ones, ``sizes`` overriding.
 
-        A GPU experiment takes ``rig`` (timers and device; :func:`infrabook.bench.gpu.rig`
-        by default); without CUDA it returns a skipped entry that says why.
+        A GPU experiment takes ``rig`` (device and timers; :func:`infrabook.bench.gpu.rig` by
+        default); without CUDA it returns a skipped entry that says why.
         """
         kwargs = (self.quick if quick else self.full) | sizes
         started = time.perf_counter()
+        device = host.cpu_info()
         if self.device == "cuda":
             from infrabook.bench import gpu
 
@@ -79,34 +83,34 @@ class Experiment:
                 reason = gpu.unavailable_reason()
                 if reason:
                     log.info("%s: skipped, %s", self.name, reason)
-                    return Entry(
-                        self.name, "skipped", reason, provenance(host.cpu_info(), quick=quick)
-                    )
+                    return Entry(self.name, "skipped", reason, provenance(device, quick=quick))
                 kwargs["rig"] = gpu.rig()
             device = kwargs["rig"].info
-        else:
-            device = host.cpu_info()
+        call = inspect.signature(self.run).bind(**kwargs)
+        call.apply_defaults()
         measured = self.run(**kwargs)
+        params = {k: v for k, v in call.arguments.items() if k != "rig"} | measured.params
         return Entry(
             self.name,
             "ok",
             None,
             provenance(device, quick=quick),
             measured.method,
-            measured.params,
+            params,
             measured.results,
             measured.targets,
             round(time.perf_counter() - started, 3),
         )
 
 
-def columns(keys: str) -> tuple[str, ...]:
-    """Table headers from space-separated keys (``bench.col.<key>`` in :mod:`infrabook.labels`).
+def table(title: str, keys: str, rows: Iterable[tuple[Any, ...]]) -> Table:
+    """A table whose headers are ``bench.col.<key>`` (:mod:`infrabook.labels`) for each of the
+    space-separated ``keys``.
 
-    >>> columns("rows gb_s")[1]
+    >>> table("t", "rows gb_s", [(1, 2.0)]).columns[1]
     'GB/s'
     """
-    return tuple(text(f"bench.col.{key}") for key in keys.split())
+    return Table(title, tuple(text(f"bench.col.{key}") for key in keys.split()), tuple(rows))
 
 
 def experiment(

@@ -1,15 +1,14 @@
 """The GPU experiments: fused SwiGLU, FlashAttention, CUDA graph replay, persistent kernel.
 
 They run where ``torch.cuda.is_available()``; elsewhere each records a *skipped* entry with
-the reason. Each takes a :class:`Rig`: the device, its description, the timers and the
-CUDA-only steps, so that a test can dry-run the same code on CPU tensors in Triton's
-interpreter by passing another one. Times come from :func:`triton.testing.do_bench` (it
-zeroes a 256 MB buffer before every timed call, so L2 holds none of the inputs:
-DRAM-bound numbers) or, for the "unflushed" numbers, :func:`triton.testing.do_bench_cudagraph`
-(a CUDA graph of back-to-back calls with no flush in between: whatever fits in L2 stays
-there, which is how a timing loop can report more than DRAM bandwidth). Both report the
-quantiles 0.5, 0.2 and 0.8 used throughout this suite. Bytes for GB/s come from the
-dataflow model, FLOP for attention from :func:`infrabook.attention_sizes.attention_flop`.
+the reason. Each takes a :class:`Rig` (the device, its description, the timers and the
+CUDA-only steps), so that a test can dry-run the same code on CPU tensors in Triton's
+interpreter by passing another. Times come from :func:`triton.testing.do_bench`, which zeroes
+256 MB before every call so that L2 holds none of the inputs, or, for the "unflushed"
+numbers, :func:`triton.testing.do_bench_cudagraph` (back-to-back calls in a CUDA graph:
+what fits in L2 stays there, which is how a loop can report more than DRAM bandwidth).
+Bytes for GB/s come from the dataflow model, FLOP from
+:func:`infrabook.attention_sizes.attention_flop`.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from __future__ import annotations
 import gc
 import re
 import time
-import tomllib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +28,7 @@ from infrabook import config
 from infrabook.attention_sizes import attention_flop
 from infrabook.bench import host
 from infrabook.bench.dispatch import FFN
-from infrabook.bench.experiment import Measured, columns, experiment, log
+from infrabook.bench.experiment import Measured, experiment, log, table
 from infrabook.bench.record import Results, Target, slug
 from infrabook.bench.timing import Timing
 from infrabook.checks import check_positive_int
@@ -41,18 +39,11 @@ from infrabook.launches import article_launch_counts
 from infrabook.tables import Table
 from infrabook.units import MiB
 
-#: Host-side API calls that submit one kernel (runtime and driver API).
-LAUNCH_APIS = frozenset(
-    {
-        "cudaLaunchKernel",
-        "cudaLaunchKernelExC",
-        "cudaLaunchCooperativeKernel",
-        "cuLaunchKernel",
-        "cuLaunchKernelEx",
-    }
+#: Host-side API calls that submit one kernel (runtime and driver API), or a whole graph.
+RUNTIME_LAUNCH_APIS = frozenset(
+    {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel"}
 )
-RUNTIME_LAUNCH_APIS = frozenset(a for a in LAUNCH_APIS if a.startswith("cuda"))
-#: Host-side API calls that submit a whole captured graph.
+LAUNCH_APIS = RUNTIME_LAUNCH_APIS | {"cuLaunchKernel", "cuLaunchKernelEx"}
 GRAPH_APIS = frozenset({"cudaGraphLaunch", "cuGraphLaunch"})
 
 _CHAIN = config.scenarios()["ffn_chain"]
@@ -76,11 +67,9 @@ class Rig:
 def unavailable_reason() -> str | None:
     """None when a CUDA device is usable, else why not (``"no CUDA device"``)."""
     try:
-        if torch.cuda.is_available():
-            return None
+        return None if torch.cuda.is_available() else "no CUDA device"
     except Exception as err:  # pragma: no cover - broken driver
         return f"no CUDA device ({type(err).__name__}: {err})"
-    return "no CUDA device"
 
 
 def _driver_version() -> str | None:
@@ -90,12 +79,8 @@ def _driver_version() -> str | None:
         pynvml.nvmlInit()
         return str(pynvml.nvmlSystemGetDriverVersion())
     except Exception:  # no NVML package or library: ask the CUDA runtime instead
-        pass
-    try:
-        version = torch._C._cuda_getDriverVersion()  # type: ignore[attr-defined]  # e.g. 12080
-    except Exception:
-        return None
-    return f"CUDA driver API {version // 1000}.{version % 1000 // 10}"
+        version = getattr(torch._C, "_cuda_getDriverVersion", lambda: 0)()  # e.g. 12080
+        return f"CUDA driver API {version // 1000}.{version % 1000 // 10}" if version else None
 
 
 def gpu_info(index: int = 0) -> dict[str, Any]:
@@ -116,7 +101,7 @@ def gpu_info(index: int = 0) -> dict[str, Any]:
 
 
 def bench_flushed(fn: Callable[[], object]) -> Timing:
-    """``do_bench`` with an L2 flush before every call."""
+    """``do_bench``: an L2 flush before every call."""
     import triton.testing
 
     q = triton.testing.do_bench(fn, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])
@@ -124,8 +109,8 @@ def bench_flushed(fn: Callable[[], object]) -> Timing:
 
 
 def bench_unflushed(fn: Callable[[], object]) -> Timing:
-    """``do_bench_cudagraph``: calls back to back in a CUDA graph, no flush. It keeps the
-    garbage collector off while capturing (Triton >= 3.9), so no kernel unloads mid-capture."""
+    """``do_bench_cudagraph``: calls back to back in a CUDA graph, no flush (the collector
+    is off while it captures, Triton >= 3.9, so no kernel unloads mid-capture)."""
     import triton.testing
 
     q = triton.testing.do_bench_cudagraph(fn, rep=20, quantiles=[0.5, 0.2, 0.8])
@@ -137,40 +122,35 @@ def _span(e: Any) -> tuple[int, float, float]:
 
 
 def _classify(events: Any) -> dict[str, Any]:
-    """Host launches, graph launches and device kernels among profiler events.
-
-    A driver-API launch (``cuLaunchKernel*``) inside a runtime-API launch on the same
-    thread is the runtime's own call, not a second launch, and is not counted twice.
-    """
+    """Host launches, graph launches and device kernels among profiler events. A driver-API
+    launch inside a runtime-API launch on the same thread is the runtime's own call, not a
+    second launch."""
     events = list(events)
-    runtime_spans = [_span(e) for e in events if e.name in RUNTIME_LAUNCH_APIS]
+    runtime = [_span(e) for e in events if e.name in RUNTIME_LAUNCH_APIS]
 
     def nested(e: Any) -> bool:
         thread, start, end = _span(e)
-        return any(t == thread and a <= start and end <= b for t, a, b in runtime_spans)
+        return any(t == thread and a <= start and end <= b for t, a, b in runtime)
 
     apis: Counter[str] = Counter()
-    kernels: list[str] = []
+    kernels: Counter[str] = Counter()
     for e in events:
-        name = e.name
-        if name in LAUNCH_APIS or name in GRAPH_APIS:
-            if name in LAUNCH_APIS and name not in RUNTIME_LAUNCH_APIS and nested(e):
-                apis[f"{name} (inside a runtime launch, not counted)"] += 1
-            else:
-                apis[name] += 1
+        if e.name in LAUNCH_APIS - RUNTIME_LAUNCH_APIS and nested(e):
+            apis[f"{e.name} (inside a runtime launch, not counted)"] += 1
+        elif e.name in LAUNCH_APIS | GRAPH_APIS:
+            apis[e.name] += 1
         elif e.activity_type == "kernel":  # Kineto's tag; also gpu_memcpy, gpu_memset, ...
-            kernels.append(name)
+            kernels[e.name] += 1
     return {
         "host_launches": sum(n for a, n in apis.items() if a in LAUNCH_APIS),
         "graph_launches": sum(n for a, n in apis.items() if a in GRAPH_APIS),
-        "kernels": len(kernels),
+        "kernels": kernels.total(),
         "by_api": dict(apis),
-        "kernel_names": dict(Counter(kernels)),
+        "kernel_names": dict(kernels),
     }
 
 
 def _profile_counts(fn: Callable[[], object], runs: int) -> dict[str, Any]:
-    """Profile ``runs`` calls of ``fn`` and classify the events."""
     from torch.profiler import ProfilerActivity, profile
 
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
@@ -204,31 +184,19 @@ def _capture(fn: Callable[[], torch.Tensor]) -> Callable[[], None]:
 
 def rig() -> Rig:
     """The current CUDA device with Triton's timers."""
-    return Rig(
-        "cuda",
-        gpu_info(),
-        bench_flushed,
-        bench_unflushed,
-        _capture,
-        _profile_counts,
-        torch.cuda.synchronize,
-    )
+    sync = torch.cuda.synchronize
+    return Rig("cuda", gpu_info(), bench_flushed, bench_unflushed, _capture, _profile_counts, sync)
 
 
 def profile_for(name: str) -> config.Device | None:
-    """The datasheet profile of the GPU called ``name`` (``cuda_names`` in
-    ``conf/hardware.toml``), or None when no profile is this GPU.
+    """The ``conf/hardware.toml`` profile whose ``cuda_names`` match the GPU called ``name``.
 
     >>> profile_for("NVIDIA H100 80GB HBM3").key, profile_for("NVIDIA H100 PCIe")
     ('h100_sxm', None)
     """
     short = name.strip().removeprefix("NVIDIA ").strip()
-    with (config.conf_dir() / "hardware.toml").open("rb") as fh:
-        raw = tomllib.load(fh)["devices"]
-    for key, spec in raw.items():
-        if any(re.fullmatch(p, short) for p in spec.get("cuda_names", [])):
-            return config.device(key)
-    return None
+    profiles = config.devices().values()
+    return next((d for d in profiles if any(re.fullmatch(p, short) for p in d.cuda_names)), None)
 
 
 def _datasheet(spec: config.Device | None, name: str) -> str:
@@ -237,26 +205,19 @@ def _datasheet(spec: config.Device | None, name: str) -> str:
     return f"conf/hardware.toml [devices.{spec.key}] ({spec.name})"
 
 
-def _method(summary: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "timer": "triton.testing.do_bench (CUDA events)",
-        "statistic": "median",
-        "spread": "p20-p80",
-        **extra,
-        "summary": summary,
-    }
-
-
-def _bf16_pair(rig: Rig, rows: int, cols: int) -> tuple[torch.Tensor, ...]:
-    """Inputs ``g`` and ``u`` of the activation chain, seeded."""
+def _bf16(rig: Rig, *shape: int, n: int = 2) -> tuple[torch.Tensor, ...]:
+    """``n`` seeded bf16 inputs of one shape."""
     gen = torch.Generator(device=rig.device).manual_seed(0)
-    return tuple(
-        torch.randn(rows, cols, device=rig.device, dtype=torch.bfloat16, generator=gen)
-        for _ in range(2)
-    )
+    kw: dict[str, Any] = {"device": rig.device, "dtype": torch.bfloat16, "generator": gen}
+    return tuple(torch.randn(*shape, **kw) for _ in range(n))
 
 
 # --------------------------------------------------------------------------- SwiGLU
+
+
+def _silu_mul(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.silu(g) * u
+
 
 MODES = ("flushed", "unflushed")
 
@@ -272,8 +233,7 @@ class SwigluPath:
 
     def gb_s(self, mode: str) -> float:
         """Model bytes over the median time, L2 ``flushed`` or ``unflushed``."""
-        timing: Timing = getattr(self, mode)
-        return self.model_bytes / timing.median_s / 1e9
+        return getattr(self, mode).gb_s(self.model_bytes)
 
 
 @dataclass(frozen=True)
@@ -300,43 +260,24 @@ class SwigluResults(Results):
     @property
     def copy_gb_s(self) -> float:
         """The measured copy bandwidth."""
-        return self.copy_bytes / self.copy.median_s / 1e9
+        return self.copy.gb_s(self.copy_bytes)
 
-    def values(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``<shape>_<path>_<mode>_us|gb_s|pct_copy``, the first shape tagged ``article``."""
-        values: dict[str, Any] = {"copy_gb_s": self.copy_gb_s}
-        for i, shape in enumerate(self.shapes):
-            tag = "article" if i == 0 else f"{shape.rows}x{shape.cols}"
-            for name, path in shape.paths.items():
-                for mode in MODES:
-                    values[f"{tag}_{name}_{mode}_us"] = getattr(path, mode).us
-                    values[f"{tag}_{name}_{mode}_gb_s"] = path.gb_s(mode)
-                    values[f"{tag}_{name}_{mode}_pct_copy"] = 100 * path.gb_s(mode) / self.copy_gb_s
-            eager, fused = shape.paths["torch_eager"], shape.paths["triton_fused"]
-            values[f"{tag}_speedup_fused_vs_eager"] = (
-                eager.flushed.median_s / fused.flushed.median_s
-            )
-        return values
+    def pct_copy(self, path: SwigluPath, mode: str) -> float:
+        """A path's GB/s, L2 ``flushed`` or ``unflushed``, as a percentage of the copy's."""
+        return 100 * path.gb_s(mode) / self.copy_gb_s
 
     def tables(self, params: dict[str, Any]) -> list[Table]:
         """One row per shape, path and L2 mode."""
-        rows = tuple(
-            (
-                f"[{s.rows}, {s.cols}]",
-                name,
-                text(f"bench.l2.{mode}"),
-                p.model_bytes / MiB,
-                getattr(p, mode).us,
-                p.gb_s(mode),
-                100 * p.gb_s(mode) / self.copy_gb_s,
-                s.fits_l2,
-            )
+        rows = (
+            (f"[{s.rows}, {s.cols}]", name, text(f"bench.l2.{mode}"), p.model_bytes / MiB)
+            + (getattr(p, mode).us, p.gb_s(mode), self.pct_copy(p, mode))
+            + (s.fits_l2,)
             for s in self.shapes
             for name, p in s.paths.items()
             for mode in MODES
         )
-        keys = columns("shape path l2 model_mib median_us gb_s pct_copy fits_l2")
-        return [Table(text("bench.swiglu.table"), keys, rows)]
+        keys = "shape path l2 model_mib median_us gb_s pct_copy fits_l2"
+        return [table(text("bench.swiglu.table"), keys, rows)]
 
 
 _SWIGLU_SHAPES = [(_CHAIN["rows"], _CHAIN["cols"]), (_CHAIN["rows"] // 4, _CHAIN["cols"])]
@@ -362,21 +303,21 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
         raise ValueError("shapes must name at least one (rows, cols), got none")
     nbytes = check_positive_int("copy_bytes", copy_bytes)
     log.info("gpu_swiglu: device copy bandwidth ...")
-    src = torch.empty(nbytes // 2, dtype=torch.bfloat16, device=rig.device).normal_()
+    (src,) = _bf16(rig, nbytes // 2, n=1)
     dst = torch.empty_like(src)
     copy = rig.flushed(lambda: dst.copy_(src))
     measured = []
     for rows, cols in shapes:
-        g, u = _bf16_pair(rig, rows, cols)
+        g, u = _bf16(rig, rows, cols)
         graph = activation_chain(rows, cols, "bf16")
         fused_b, unfused_b = (
             account(graph, plan(graph)).traffic for plan in (fully_fused, unfused)
         )
-        ref = torch.nn.functional.silu(g.float()) * u.float()
-        paths = {
-            "triton_fused": (lambda g=g, u=u: swiglu(g, u), fused_b),
-            "triton_unfused": (lambda g=g, u=u: swiglu_unfused(g, u), unfused_b),
-            "torch_eager": (lambda g=g, u=u: torch.nn.functional.silu(g) * u, unfused_b),
+        ref = _silu_mul(g.float(), u.float())
+        paths: dict[str, tuple[Callable[[], torch.Tensor], int]] = {
+            "triton_fused": (partial(swiglu, g, u), fused_b),
+            "triton_unfused": (partial(swiglu_unfused, g, u), unfused_b),
+            "torch_eager": (partial(_silu_mul, g, u), unfused_b),
         }
         timed = {}
         for name, (fn, model_bytes) in paths.items():
@@ -384,28 +325,21 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
             err = (fn().float() - ref).abs().max().item()
             timed[name] = SwigluPath(model_bytes, err, rig.flushed(fn), rig.unflushed(fn))
         l2 = rig.info["l2_bytes"]
-        fits = l2 is not None and fused_b <= l2
-        measured.append(SwigluShape(rows, cols, fused_b, fits, timed))
+        measured.append(SwigluShape(rows, cols, fused_b, l2 is not None and fused_b <= l2, timed))
     spec = profile_for(rig.info["name"])
+    dram = spec.dram_tb_s.value if spec else None
     results = SwigluResults(
-        2 * nbytes,
-        copy,
-        tuple(measured),
-        spec.dram_tb_s.value if spec else None,
-        _datasheet(spec, rig.info["name"]),
+        2 * nbytes, copy, tuple(measured), dram, _datasheet(spec, rig.info["name"])
     )
-    fused_pct = results.values({})["article_triton_fused_flushed_pct_copy"]
+    fused_pct = results.pct_copy(measured[0].paths["triton_fused"], "flushed")
     return Measured(
-        params={"dtype": "bf16", "shapes": [list(s) for s in shapes]},
-        method=_method(
-            "do_bench median (p20–p80), L2 flushed by zeroing 256 MB before each "
-            "call; 'unflushed' = do_bench_cudagraph: a CUDA graph of back-to-back "
-            "calls, nothing flushed; copy bandwidth = (read + written) / time of "
-            f"a {nbytes // MiB} MiB device copy, flushed",
-            l2_flushed="flushed rows: yes (256 MB zeroed); unflushed rows: no",
-        ),
-        results=results,
-        targets=(Target.configured("gpu_fused_swiglu_bandwidth", fused_pct),),
+        results,
+        "do_bench median (p20–p80), L2 flushed by zeroing 256 MB before each call; "
+        "'unflushed' = do_bench_cudagraph: a CUDA graph of back-to-back calls, nothing "
+        f"flushed; copy bandwidth = (read + written) / time of a {nbytes // MiB} MiB "
+        "device copy, flushed",
+        (Target.configured("gpu_fused_swiglu_bandwidth", fused_pct),),
+        {"dtype": "bf16"},
     )
 
 
@@ -425,8 +359,7 @@ class FlashRow:
 
     def tflop_s(self, kernel: str) -> float:
         """TFLOP/s of ``flash`` or ``sdpa``."""
-        timing: Timing = getattr(self, kernel)
-        return self.flop / timing.median_s / 1e12
+        return self.flop / getattr(self, kernel).median_s / 1e12
 
     @property
     def ratio(self) -> float:
@@ -442,35 +375,17 @@ class FlashResults(Results):
     spec_bf16_tflops: float | None
     datasheet: str
 
-    def values(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``flash_tflop_s_<L>``, ``sdpa_tflop_s_<L>`` and ``ratio_<L>``."""
-        values: dict[str, Any] = {}
-        for r in self.per_seq_len:
-            values[f"flash_tflop_s_{r.seq_len}"] = r.tflop_s("flash")
-            values[f"sdpa_tflop_s_{r.seq_len}"] = r.tflop_s("sdpa")
-            values[f"ratio_{r.seq_len}"] = r.ratio
-        return values
-
     def tables(self, params: dict[str, Any]) -> list[Table]:
         """Times, rates and their ratio by L, with the share of the datasheet peak."""
         peak = self.spec_bf16_tflops
-        rows = tuple(
-            (
-                r.seq_len,
-                r.batch,
-                r.flash.ms,
-                r.tflop_s("flash"),
-                r.sdpa.ms,
-                r.tflop_s("sdpa"),
-                r.ratio,
-                100 * r.tflop_s("flash") / peak if peak else None,
-                r.max_abs_diff_vs_sdpa,
-            )
+        rows = (
+            (r.seq_len, r.batch, r.flash.ms, r.tflop_s("flash"), r.sdpa.ms, r.tflop_s("sdpa"))
+            + (r.ratio, 100 * r.tflop_s("flash") / peak if peak else None, r.max_abs_diff_vs_sdpa)
             for r in self.per_seq_len
         )
         keys = "seq_len batch triton_ms triton_tflops sdpa_ms sdpa_tflops triton_vs_sdpa"
         title = text("bench.flash.table", d=params["head_dim"], heads=params["heads"])
-        return [Table(title, columns(keys + " pct_datasheet max_diff_sdpa"), rows)]
+        return [table(title, keys + " pct_datasheet max_diff_sdpa", rows)]
 
 
 _FLASH = {"heads": 16, "tokens": 16384, "head_dim": 128}
@@ -501,46 +416,22 @@ def gpu_flash(
     for n in seq_lens:
         batch = max(1, tokens // n)
         log.info("gpu_flash: L=%d, batch=%d, heads=%d, d=%d ...", n, batch, heads, head_dim)
-        gen = torch.Generator(device=rig.device).manual_seed(0)
-        q, k, v = (
-            torch.randn(
-                batch, heads, n, head_dim, device=rig.device, dtype=torch.bfloat16, generator=gen
-            )
-            for _ in range(3)
-        )
+        q, k, v = _bf16(rig, batch, heads, n, head_dim, n=3)
         diff = (flash(q, k, v).float() - sdpa(q, k, v).float()).abs().max().item()
-        flash_t = rig.flushed(partial(flash, q, k, v))
-        sdpa_t = rig.flushed(partial(sdpa, q, k, v))
         flop = batch * heads * attention_flop(n, head_dim)
-        per_len.append(FlashRow(n, batch, flop, diff, flash_t, sdpa_t))
+        timings = (rig.flushed(partial(f, q, k, v)) for f in (flash, sdpa))
+        per_len.append(FlashRow(n, batch, flop, diff, *timings))
     goal = config.bench_targets()["gpu_flash_vs_sdpa_8192"]
     at_goal = next((r for r in per_len if r.seq_len == goal["seq_len"]), None)
     missing = "" if at_goal else f"L={goal['seq_len']} not measured in this run"
     spec = profile_for(rig.info["name"])
+    peak = spec.bf16_dense_tflops.value if spec else None
     return Measured(
-        params={
-            "head_dim": head_dim,
-            "heads": heads,
-            "tokens_per_batch": tokens,
-            "dtype": "bf16",
-            "causal": False,
-            "seq_lens": list(seq_lens),
-        },
-        method=_method(
-            "do_bench median (p20–p80), L2 flushed before each call; FLOP = 4 b h "
-            "L² d; SDPA backend as PyTorch chooses it",
-            l2_flushed=True,
-        ),
-        results=FlashResults(
-            tuple(per_len),
-            spec.bf16_dense_tflops.value if spec else None,
-            _datasheet(spec, rig.info["name"]),
-        ),
-        targets=(
-            Target.configured(
-                "gpu_flash_vs_sdpa_8192", at_goal.ratio if at_goal else None, missing
-            ),
-        ),
+        FlashResults(tuple(per_len), peak, _datasheet(spec, rig.info["name"])),
+        "do_bench median (p20–p80), L2 flushed before each call; FLOP = 4 b h L² d; "
+        "SDPA backend as PyTorch chooses it",
+        (Target.configured("gpu_flash_vs_sdpa_8192", at_goal.ratio if at_goal else None, missing),),
+        {"dtype": "bf16", "causal": False},
     )
 
 
@@ -566,41 +457,17 @@ class GraphResults(Results):
 
     configs: dict[str, Submissions]
 
-    def values(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``<config>_host_launches|graph_launches|kernels|issue_us|total_us`` (``+`` is
-        ``_``) and the host time graphs save."""
-        values: dict[str, Any] = {"runs": params["runs"]}
-        for name, c in self.configs.items():
-            key = name.replace("+", "_")
-            values[f"{key}_host_launches"] = c.host_launches
-            values[f"{key}_graph_launches"] = c.graph_launches
-            values[f"{key}_kernels"] = c.kernels
-            values[f"{key}_issue_us"] = c.issue.us
-            values[f"{key}_total_us"] = c.total.us
-        eager = values["eager_issue_us"]
-        values["host_saved_us_graph"] = eager - values["graph_issue_us"]
-        values["host_saved_us_fused_graph"] = eager - values["fused_graph_issue_us"]
-        return values
-
     def tables(self, params: dict[str, Any]) -> list[Table]:
         """Counts and host times beside the article's counts."""
-        article = {c.name: c for c in article_launch_counts()}
-        rows = tuple(
-            (
-                name,
-                c.host_launches,
-                c.graph_launches,
-                c.kernels,
-                article[name].host_submissions,
-                article[name].kernels,
-                c.issue.us,
-                c.total.us,
-            )
-            for name, c in self.configs.items()
+        a = {c.name: c for c in article_launch_counts()}
+        rows = (
+            (n, c.host_launches, c.graph_launches, c.kernels, a[n].host_submissions)
+            + (a[n].kernels, c.issue.us, c.total.us)
+            for n, c in self.configs.items()
         )
         keys = "configuration host_launches graph_launches device_kernels article_host"
         title = text("bench.graphs.table", runs=params["runs"])
-        return [Table(title, columns(keys + " article_kernels issue_us total_us"), rows)]
+        return [table(title, keys + " article_kernels issue_us total_us", rows)]
 
 
 def _host_time(
@@ -608,27 +475,23 @@ def _host_time(
 ) -> tuple[Timing, Timing]:
     """Seconds to *issue* ``runs`` calls (host side) and to finish them (with a sync)."""
     issue, total = [], []
-    for _ in range(5):
-        for _ in range(runs):
-            fn()
-    sync()
-    for _ in range(reps):
+    for rep in range(-5, reps):  # five untimed warm-ups first
         t0 = time.perf_counter()
         for _ in range(runs):
             fn()
         t1 = time.perf_counter()
         sync()
-        issue.append(t1 - t0)
-        total.append(time.perf_counter() - t0)
+        if rep >= 0:
+            issue.append(t1 - t0)
+            total.append(time.perf_counter() - t0)
     return Timing.of(issue), Timing.of(total)
 
 
+_FFN = {"rows": 64, "d_model": 1024, "d_ff": 4096}
+
+
 @experiment(
-    "gpu_graphs",
-    "cuda",
-    GraphResults,
-    full={"rows": 64, "d_model": 1024, "d_ff": 4096, "reps": 100},
-    quick={"rows": 64, "d_model": 1024, "d_ff": 4096, "reps": 20},
+    "gpu_graphs", "cuda", GraphResults, full=_FFN | {"reps": 100}, quick=_FFN | {"reps": 20}
 )
 def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measured:
     """Three FFN runs eager, replayed from a CUDA graph, fused, fused and replayed.
@@ -648,20 +511,11 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
         _init_for_cuda_graphs()
     except Exception:  # pragma: no cover - private helper moved
         log.warning("gpu_graphs: torch.profiler._utils._init_for_cuda_graphs is gone")
-
-    def eager() -> torch.Tensor:
-        return ffn(ffn.x, fused=False)
-
-    def fused() -> torch.Tensor:
-        return ffn(ffn.x, fused=True, swiglu=swiglu)
-
+    eager, fused = partial(ffn, ffn.x, fused=False), partial(ffn, ffn.x, fused=True, swiglu=swiglu)
     log.info("gpu_graphs: capturing graphs ...")
-    configs = {
-        "eager": eager,
-        "graph": rig.capture(eager),
-        "fused": fused,
-        "fused+graph": rig.capture(fused),
-    }
+    configs: dict[str, Callable[[], object]] = {"eager": eager, "graph": rig.capture(eager)}
+    configs["fused"] = fused
+    configs["fused+graph"] = rig.capture(fused)
     results = {}
     for name, fn in configs.items():
         log.info("gpu_graphs: %s: profiling %d runs, then timing the host ...", name, runs)
@@ -672,20 +526,11 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
         issue, total = _host_time(fn, runs, reps, rig.sync)
         results[name] = Submissions(**counts, issue=issue, total=total)
     return Measured(
-        params={
-            "runs": runs,
-            **ffn.shape,
-            "dtype": "bf16",
-            "fused_kernel": "infrabook.kernels.swiglu",
-        },
-        method=_method(
-            f"counts from torch.profiler over {runs} runs (host launch calls, "
-            "graph launches, device kernel events); host time = perf_counter to "
-            f"issue {runs} runs (median of {reps}), total adds the synchronize",
-            timer="time.perf_counter",
-            l2_flushed=False,
-        ),
-        results=GraphResults(results),
+        GraphResults(results),
+        f"counts from torch.profiler over {runs} runs (host launch calls, graph launches, "
+        f"device kernel events); host time = perf_counter to issue {runs} runs (median of "
+        f"{reps}), total adds the synchronize; no L2 flush",
+        params={"runs": runs, "dtype": "bf16", "fused_kernel": "infrabook.kernels.swiglu"},
     )
 
 
@@ -709,30 +554,16 @@ class PersistentResults(Results):
     model_bytes: int
     variants: dict[str, Variant]
 
-    def values(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``<variant>_us``, ``_gb_s`` and ``_programs``, and the SM count."""
-        values: dict[str, Any] = {"sm_count": params["sm_count"]}
-        for name, v in self.variants.items():
-            values[f"{name}_us"] = v.timing.us
-            values[f"{name}_gb_s"] = self.model_bytes / v.timing.median_s / 1e9
-            values[f"{name}_programs"] = v.programs
-        return values
-
     def tables(self, params: dict[str, Any]) -> list[Table]:
         """One row per variant."""
-        rows = tuple(
-            (
-                name,
-                v.programs,
-                v.tiles,
-                v.timing.us,
-                self.model_bytes / v.timing.median_s / 1e9,
-                v.equal_to_per_tile,
-            )
-            for name, v in self.variants.items()
+        rows = (
+            (n, v.programs, v.tiles, v.timing.us, v.timing.gb_s(self.model_bytes))
+            + (v.equal_to_per_tile,)
+            for n, v in self.variants.items()
         )
-        title = text("bench.persistent.table", rows=params["rows"], cols=params["cols"])
-        return [Table(title, columns("variant programs tiles median_us gb_s bitwise_equal"), rows)]
+        rows_, cols = params["shape"]
+        title = text("bench.persistent.table", rows=rows_, cols=cols)
+        return [table(title, "variant programs tiles median_us gb_s bitwise_equal", rows)]
 
 
 _SHAPE = {"shape": (_CHAIN["rows"], _CHAIN["cols"])}
@@ -746,14 +577,13 @@ def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
     """
     from infrabook.kernels import Launch, swiglu_per_tile, swiglu_persistent
 
-    rows, cols = shape
-    g, u = _bf16_pair(rig, rows, cols)
-    graph = activation_chain(rows, cols, "bf16")
+    g, u = _bf16(rig, *shape)
+    graph = activation_chain(*shape, "bf16")
     sms = rig.info["sm_count"]
     launchers: dict[str, Callable[[], Launch]] = {
-        "per_tile": lambda: swiglu_per_tile(g, u),
-        "persistent_1x_sm": lambda: swiglu_persistent(g, u, num_programs=sms),
-        "persistent_4x_sm": lambda: swiglu_persistent(g, u, num_programs=4 * sms),
+        "per_tile": partial(swiglu_per_tile, g, u),
+        "persistent_1x_sm": partial(swiglu_persistent, g, u, num_programs=sms),
+        "persistent_4x_sm": partial(swiglu_persistent, g, u, num_programs=4 * sms),
     }
     z_ref = launchers["per_tile"]().z
     variants = {}
@@ -763,7 +593,7 @@ def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
         equal = bool(torch.equal(launch.z, z_ref))
         variants[name] = Variant(launch.programs, launch.tiles, rig.flushed(fn), equal)
     return Measured(
-        params={"rows": rows, "cols": cols, "dtype": "bf16", "sm_count": sms},
-        method=_method("do_bench median (p20–p80), L2 flushed before each call", l2_flushed=True),
-        results=PersistentResults(account(graph, fully_fused(graph)).traffic, variants),
+        PersistentResults(account(graph, fully_fused(graph)).traffic, variants),
+        "do_bench median (p20–p80), L2 flushed before each call",
+        params={"dtype": "bf16", "sm_count": sms},
     )

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import torch
 
 VECTOR_FLAGS = frozenset({"avx", "avx2", "fma", "avx512f", "neon", "sve"})
 
@@ -55,18 +56,12 @@ def cpu_info() -> dict[str, Any]:
     model = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
     flags = re.search(r"^(?:flags|Features)\s*:\s*(.+)$", text, re.M)
     freq = psutil.cpu_freq()
-    try:
-        import torch
-
-        threads: int | None = torch.get_num_threads()
-    except ImportError:
-        threads = None
     return {
         "kind": "cpu",
         "name": model.group(1).strip() if model else (platform.processor() or "unknown CPU"),
         "logical_cpus": psutil.cpu_count(),
         "usable_cores": usable_cores(),
-        "torch_threads": threads,
+        "torch_threads": torch.get_num_threads(),
         "llc_bytes": llc_bytes(),
         "mem_bytes": psutil.virtual_memory().total,
         "mhz": freq.current if freq and freq.current else None,
@@ -106,13 +101,7 @@ def versions() -> dict[str, str | None]:
             out[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             out[name] = None
-    try:
-        import torch
-
-        out["cuda_runtime"] = torch.version.cuda
-    except ImportError:
-        out["cuda_runtime"] = None
-    return out
+    return out | {"cuda_runtime": torch.version.cuda}
 
 
 @cache

@@ -1,17 +1,14 @@
 """Benchmark records: typed entries, where their files live, and how they are read and written.
 
-One JSON file per kind of device: ``cpu.json`` for the host CPU, and for a GPU a slug of its
-name (``nvidia-h200.json``), in ``$INFRABOOK_BENCH_DIR`` or else ``docs/_data/bench`` under
-the current directory. A file holds a :class:`Record` of schema :data:`SCHEMA`: for each
-experiment one :class:`Entry` with its own :class:`Provenance` (the record is assembled one
-experiment at a time), its parameters, its typed :class:`Results` and its :class:`Target`\\ s.
-Each number is stored once; the values the prose quotes, the tables and the figures are
-derived from the results when reading, so changing a column never needs a rerun.
+One JSON file per kind of device (``cpu.json``; a GPU's name as a slug, ``nvidia-h200.json``)
+in ``$INFRABOOK_BENCH_DIR`` or else ``docs/_data/bench``. A file holds a :class:`Record` of
+schema :data:`SCHEMA`: per experiment one :class:`Entry` with its own :class:`Provenance`, its
+parameters, its typed :class:`Results` and its :class:`Target`\\ s. Each number is stored once;
+tables and figures are derived when reading, so changing a column never needs a rerun.
 
-Every write replaces the whole file atomically (a temporary file in the same folder, then
-:func:`os.replace`), so a reader never sees half a record and an interrupted run leaves the
-previous one. A file that cannot be read as this schema raises :class:`RecordError`, naming
-the file and why; nothing overwrites it.
+Every write replaces the file atomically, so a reader never sees half a record and an
+interrupted run leaves the previous one. A file that is not a record of this schema raises
+:class:`RecordError`, naming the file and why; nothing overwrites it.
 """
 
 from __future__ import annotations
@@ -24,18 +21,16 @@ import math
 import os
 import re
 import tempfile
-import types
-import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from infrabook import config
 from infrabook.bench import host
-from infrabook.serialise import jsonable
+from infrabook.serialise import from_jsonable, jsonable
 from infrabook.tables import Table
 
-SCHEMA = 3
+SCHEMA = 4
 STATUSES = ("ok", "skipped", "failed")
 
 
@@ -60,16 +55,12 @@ class _Fields:
 
 
 class Results:
-    """What an experiment measured; each experiment's is a frozen dataclass of this kind,
-    with the views pages read derived from it (``params`` are the entry's)."""
-
-    def values(self, params: dict[str, Any]) -> dict[str, Any]:
-        """The numbers and words the prose quotes."""
-        return {}
+    """What an experiment measured: a frozen dataclass of this kind per experiment, whose
+    methods and properties derive what pages quote; ``params`` are the entry's."""
 
     def tables(self, params: dict[str, Any]) -> list[Table]:
         """The tables a page shows."""
-        return []
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -90,10 +81,8 @@ class Target(_Fields):
     """A target of ``conf/bench_targets.toml`` and what was measured; judged when read.
 
     >>> t = Target("x", "speed", 1.2, 1.6, ">=", "x")
-    >>> t.met, round(t.margin, 2)
-    (False, -0.4)
-    >>> Target("y", "peak", None, 0.05, "<=").met is None
-    True
+    >>> t.met, round(t.margin, 2), Target("y", "peak", None, 0.05, "<=").met
+    (False, -0.4, None)
     """
 
     id: str
@@ -119,11 +108,8 @@ class Target(_Fields):
     @property
     def met(self) -> bool | None:
         """Whether the target was met; None when nothing was measured."""
-        if self.measured is None:
-            return None
-        if self.comparison == ">=":
-            return self.measured >= self.threshold
-        return self.measured <= self.threshold
+        m, t = self.measured, self.threshold
+        return None if m is None else (m >= t if self.comparison == ">=" else m <= t)
 
     @property
     def margin(self) -> float | None:
@@ -133,14 +119,15 @@ class Target(_Fields):
 
 @dataclass(frozen=True)
 class Entry(_Fields):
-    """One experiment as measured (or why it was not); values and tables derive from it."""
+    """One experiment as measured (or why it was not): its call's parameters, a summary of
+    the method, the typed results and the targets."""
 
     name: str
     status: str
     reason: str | None
     provenance: Provenance
-    method: dict[str, Any] = field(default_factory=dict)
-    params: dict[str, Any] = field(default_factory=dict)
+    method: str = ""
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)
     results: Any = None
     targets: tuple[Target, ...] = ()
     duration_s: float = 0.0
@@ -155,11 +142,6 @@ class Entry(_Fields):
         from infrabook.bench.registry import get
 
         return get(self.name).title
-
-    @property
-    def values(self) -> dict[str, Any]:
-        """The numbers the prose quotes (empty unless ``ok``)."""
-        return self.results.values(self.params) if self.status == "ok" else {}
 
     @property
     def tables(self) -> list[Table]:
@@ -177,56 +159,14 @@ class Record(_Fields):
     schema: int = SCHEMA
 
 
-def decode(hint: Any, data: Any, where: str) -> Any:
-    """Parsed JSON ``data`` as a value of the type ``hint`` (a dataclass, ``X | None``,
-    ``list``, ``tuple[X, ...]``, ``dict[str, X]``, a scalar or ``Any``), checked all the
-    way down; ``ValueError`` naming where it is wrong.
+def from_json(data: Any) -> Record:
+    """A :class:`Record` from parsed JSON; ``ValueError`` saying which field is wrong.
 
-    >>> decode(tuple[Target, ...], [{"id": "t", "description": "d", "measured": 2,
-    ...        "threshold": 1, "comparison": ">="}], "targets")[0].met
-    True
-    >>> decode(dict[str, int], {"a": "3"}, "x")
+    >>> from_json({"schema": 3})
     Traceback (most recent call last):
     ...
-    ValueError: x.a must be int, got '3'
+    ValueError: schema 3, this version of infrabook reads schema 4
     """
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if hint is Any:
-        return data
-    if dataclasses.is_dataclass(hint):
-        if not isinstance(data, dict):
-            raise ValueError(f"{where} must be an object, got {type(data).__name__}")
-        hints = typing.get_type_hints(hint)
-        fields = {f.name: f for f in dataclasses.fields(hint)}
-        if set(data) - set(fields):
-            raise ValueError(f"{where} has unknown fields {sorted(set(data) - set(fields))}")
-        for name, f in fields.items():
-            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            if required and name not in data:
-                raise ValueError(f"{where} lacks the field {name!r}")
-        kwargs = {k: decode(hints[k], v, f"{where}.{k}") for k, v in data.items()}
-        return typing.cast(Any, hint)(**kwargs)
-    if origin in (types.UnionType, typing.Union):
-        if data is None and type(None) in args:
-            return None
-        (inner,) = (a for a in args if a is not type(None))
-        return decode(inner, data, where)
-    if origin in (list, tuple, dict):
-        if not isinstance(data, dict if origin is dict else list):
-            kind = "an object" if origin is dict else "a list"
-            raise ValueError(f"{where} must be {kind}, got {type(data).__name__}")
-        if isinstance(data, dict):
-            return {k: decode(args[1], v, f"{where}.{k}") for k, v in data.items()}
-        items = [decode(args[0], v, f"{where}[{i}]") for i, v in enumerate(data)]
-        return tuple(items) if origin is tuple else items
-    wanted = (int, float) if hint is float else hint
-    if not isinstance(data, wanted) or (isinstance(data, bool) and hint is not bool):
-        raise ValueError(f"{where} must be {hint.__name__}, got {data!r}")
-    return data
-
-
-def from_json(data: Any) -> Record:
-    """A :class:`Record` from parsed JSON; ``ValueError`` saying which field is wrong."""
     from infrabook.bench.registry import EXPERIMENTS
 
     if not isinstance(data, dict):
@@ -235,17 +175,16 @@ def from_json(data: Any) -> Record:
         raise ValueError(
             f"schema {data.get('schema')!r}, this version of infrabook reads schema {SCHEMA}"
         )
-    experiments = decode(dict[str, Any], data.get("experiments"), "experiments")
     entries = {}
-    for name, raw in experiments.items():
+    for name, raw in from_jsonable(dict[str, Any], data.get("experiments"), "experiments").items():
         if name not in EXPERIMENTS:
             raise ValueError(f"unknown experiment {name!r}")
         where = f"experiments.{name}"
-        entry = decode(Entry, raw, where)
+        entry = from_jsonable(Entry, raw, where)
         if entry.name != name:
             raise ValueError(f"{where} is named {entry.name!r}")
         if entry.results is not None:
-            results = decode(EXPERIMENTS[name].results, entry.results, f"{where}.results")
+            results = from_jsonable(EXPERIMENTS[name].results, entry.results, f"{where}.results")
             entry = dataclasses.replace(entry, results=results)
         elif entry.status == "ok":
             raise ValueError(f"{where} is ok but has no results")
@@ -256,9 +195,9 @@ def from_json(data: Any) -> Record:
 
 
 def bench_dir() -> Path:
-    """The folder the records are read from and written to: ``$INFRABOOK_BENCH_DIR``, or the
-    ``docs/_data/bench`` of the nearest checkout at or above the current directory (pages
-    run in ``docs/chapters``), or else ``./docs/_data/bench``."""
+    """Where records are read and written: ``$INFRABOOK_BENCH_DIR``, or the nearest
+    ``docs/_data/bench`` at or above the current directory (pages run in ``docs/chapters``),
+    or else ``./docs/_data/bench``."""
     if os.environ.get("INFRABOOK_BENCH_DIR"):
         return Path(os.environ["INFRABOOK_BENCH_DIR"])
     here = Path.cwd()
@@ -281,11 +220,7 @@ def slug(name: str) -> str:
 
 
 def record_path(device: str, folder: Path | None = None) -> Path:
-    """``<folder>/<device>.json`` for a device slug such as ``"cpu"``.
-
-    >>> record_path("cpu", Path("/tmp/x")).as_posix()
-    '/tmp/x/cpu.json'
-    """
+    """``<folder>/<device>.json`` for a device slug such as ``"cpu"``."""
     if slug(device) != device:
         raise ValueError(f"device must be a slug such as 'cpu' or 'nvidia-h200', got {device!r}")
     return (folder if folder is not None else bench_dir()) / f"{device}.json"
@@ -299,12 +234,7 @@ def utc_now() -> str:
 def provenance(device: dict[str, Any], *, quick: bool) -> Provenance:
     """Where, with what and when an experiment runs: now, here."""
     return Provenance(
-        device=device,
-        versions=host.versions(),
-        git=dict(host.git_info()),
-        date=utc_now(),
-        quick=quick,
-        host_load=host.host_load(),
+        device, host.versions(), dict(host.git_info()), utc_now(), quick, host.host_load()
     )
 
 
@@ -326,13 +256,10 @@ def read(path: Path) -> Record | None:
 
 
 def write_atomic(path: Path, data: Any) -> None:
-    """Write ``data`` as JSON to ``path`` so that readers see the old file or the new one.
-
-    The text is produced in full before anything touches the disk, written to a temporary
-    file in the same folder, flushed to disk, then moved over ``path`` with
-    :func:`os.replace`. On any error (an interrupt included) the temporary file is removed
-    and ``path`` is left as it was.
-    """
+    """Write ``data`` as JSON to ``path`` so that readers see the old file or the new one:
+    the whole text goes to a temporary file in the same folder, is flushed to disk and moved
+    over ``path`` (:func:`os.replace`); on any error, an interrupt included, the temporary
+    file is removed and ``path`` left as it was."""
     text = json.dumps(jsonable(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -356,8 +283,7 @@ def merge(device: str, entry: Entry, folder: Path | None = None) -> Path:
 
     path = record_path(device, folder)
     old = read(path)
-    experiments = dict(old.experiments) if old else {}
-    experiments[entry.name] = entry
+    experiments = (dict(old.experiments) if old else {}) | {entry.name: entry}
     ordered = {k: experiments[k] for k in EXPERIMENTS if k in experiments}
     write_atomic(
         path, {"schema": SCHEMA, "device": device, "updated": utc_now(), "experiments": ordered}

@@ -1,12 +1,13 @@
 """What the pages call to show the committed measurements.
 
-``show`` returns an object that Jupyter (and MyST-NB) displays as the experiment's tables,
-rendered like every other table of the book, with one provenance line under them; where
-the record or the experiment is missing it says so in a short note instead of failing.
-``value`` returns one number for the prose, ``entry`` the whole entry, ``figure`` a measured
-curve (:mod:`infrabook.plots.measured`); all are derived from the stored results when
-reading. A record that cannot be read raises :class:`~infrabook.bench.record.RecordError`
-naming the file and why (``show`` displays it). ``folder`` overrides where records are read.
+``show`` returns what Jupyter (and MyST-NB) displays as the experiment's tables, rendered
+like every other table of the book, with one provenance line under them, or a short note
+where the record or the experiment is missing. ``results`` returns the typed results, whose
+methods give the numbers the prose quotes; ``entry`` the whole entry; ``figure`` a measured
+curve (:mod:`infrabook.plots.measured`). A record that cannot be read raises
+:class:`~infrabook.bench.record.RecordError` naming the file and why (``show`` displays it).
+``device=None`` reads ``cpu`` for the CPU experiments and, for the GPU ones, the first GPU
+record that has them; ``folder`` overrides where records are read.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from infrabook import config
 from infrabook.bench import record
-from infrabook.bench.experiment import columns as experiment_columns
+from infrabook.bench.experiment import table
 from infrabook.bench.record import Entry, Record, RecordError
 from infrabook.bench.registry import CPU_EXPERIMENTS, get
 from infrabook.labels import text
@@ -26,36 +27,29 @@ from infrabook.tables import Table, number_text
 NOT_MEASURED = text("bench.not_measured")
 NO_GPU_RECORD = text("bench.no_gpu_record")
 
-_MISSING = object()
 _VERDICT = {True: "bench.met", False: "bench.missed", None: "bench.unmeasured"}
 
-
-def _folder(folder: Path | str | None) -> Path:
-    return Path(folder) if folder is not None else record.bench_dir()
+Folder = Path | str | None
 
 
-def load(device: str = "cpu", *, folder: Path | str | None = None) -> Record | None:
+def load(device: str = "cpu", *, folder: Folder = None) -> Record | None:
     """The record of ``device`` (``"cpu"``, ``"nvidia-h200"``, ...), or None if absent."""
-    return record.read(record.record_path(device, _folder(folder)))
+    return record.read(record.record_path(device, Path(folder) if folder else None))
 
 
-def devices(*, folder: Path | str | None = None) -> list[str]:
+def devices(*, folder: Folder = None) -> list[str]:
     """Devices that have a record, ``cpu`` first."""
-    where = _folder(folder)
+    where = Path(folder) if folder else record.bench_dir()
     names = sorted(p.stem for p in where.glob("*.json")) if where.is_dir() else []
     present = [n for n in names if record.read(where / f"{n}.json") is not None]
     return sorted(present, key=lambda n: (n != "cpu", n))
 
 
 def _resolve(
-    experiment: str, device: str | None, folder: Path | str | None
+    experiment: str, device: str | None, folder: Folder
 ) -> tuple[str | None, Entry | None]:
-    """The device to read and the experiment's entry there (None when absent).
-
-    ``device=None``: ``cpu`` for the CPU experiments; for the GPU ones the first GPU record
-    that has them, measured or not. A CPU record's note that a GPU experiment was skipped
-    is not a measurement of it, so without a GPU record a GPU experiment is "not measured".
-    """
+    """The device to read and the experiment's entry there (None when absent). A CPU
+    record's note that a GPU experiment was skipped is not a measurement of it."""
     get(experiment)
     if device is None and experiment in CPU_EXPERIMENTS:
         device = "cpu"
@@ -75,37 +69,23 @@ def _resolve(
 
 def provenance_line(entry: Entry) -> str:
     """Device, versions, commit, date, load and method of one entry, on one line."""
-    prov = entry.provenance
-    dev = prov.device
+    prov, dev = entry.provenance, entry.provenance.device
     if dev.get("kind") == "cuda":
-        where = text(
-            "bench.prov.gpu",
-            name=dev.get("name"),
-            sms=dev.get("sm_count"),
-            driver=dev.get("driver"),
-        )
+        where = text("bench.prov.gpu", name=dev["name"], sms=dev["sm_count"], driver=dev["driver"])
     else:
         where = text("bench.prov.cpu", name=dev.get("name"), cores=dev.get("usable_cores"))
     v = prov.versions
     libs = ", ".join(f"{k} {v[k]}" for k in ("torch", "triton", "numpy", "numexpr") if v.get(k))
     commit = (prov.git.get("commit") or text("word.unknown"))[:10]
-    if prov.git.get("dirty"):
-        commit += text("bench.prov.dirty")
-    parts = [
-        text("bench.prov.measured", where=where),
-        libs,
-        text("bench.prov.commit", commit=commit),
-        prov.date,
-    ]
+    commit += text("bench.prov.dirty") if prov.git.get("dirty") else ""
+    parts = [text("bench.prov.measured", where=where), libs]
+    parts += [text("bench.prov.commit", commit=commit), prov.date]
     load_ = prov.host_load
     if load_.get("loadavg_1m") is not None:
         parts.append(text("bench.prov.load", load=load_["loadavg_1m"], cores=load_.get("cores")))
-    if prov.quick:
-        parts.append(text("bench.prov.quick"))
-    if prov.note:
-        parts.append(prov.note)
-    parts.append(text("bench.prov.method", method=entry.method.get("summary", "")))
-    return " · ".join(parts)
+    parts += [text("bench.prov.quick")] if prov.quick else []
+    parts += [prov.note] if prov.note else []
+    return " · ".join([*parts, text("bench.prov.method", method=entry.method)])
 
 
 @dataclass
@@ -120,22 +100,15 @@ class Display:
 
     def _repr_markdown_(self) -> str:
         parts = [f"**{self.title}**"] if self.title else []
-        if self.message:
-            parts.append(f"```{{{self.kind}}}\n{self.message}\n```")
+        parts += [f"```{{{self.kind}}}\n{self.message}\n```"] if self.message else []
         parts += [t.markdown() for t in self.tables]
-        if self.provenance:
-            parts.append(f"*{self.provenance}*")
+        parts += [f"*{self.provenance}*"] if self.provenance else []
         return "\n\n".join(parts)
 
 
-def show(
-    experiment: str, device: str | None = None, *, folder: Path | str | None = None
-) -> Display:
-    """The experiment's tables with one provenance line, or a short note why there are none.
-
-    ``device=None`` is ``"cpu"`` for the CPU experiments and, for the GPU ones, the first
-    GPU record that has them. An unreadable record is shown as an error naming the file.
-    """
+def show(experiment: str, device: str | None = None, *, folder: Folder = None) -> Display:
+    """The experiment's tables with one provenance line, or a short note why there are none;
+    an unreadable record is shown as an error naming the file."""
     try:
         where, entry = _resolve(experiment, device, folder)
     except RecordError as err:
@@ -148,50 +121,29 @@ def show(
 
 def render(entry: Entry, where: str) -> Display:
     """Display one experiment entry: a recorded one, or one a page just measured live."""
-    title = f"{entry.title} · {where}"
+    title, line = f"{entry.title} · {where}", provenance_line(entry)
     if entry.status != "ok":
-        return Display(
-            title=title,
-            provenance=provenance_line(entry),
-            message=text("bench.not_run", reason=entry.reason or entry.status),
-        )
-    return Display(title=title, tables=entry.tables, provenance=provenance_line(entry))
+        why = text("bench.not_run", reason=entry.reason or entry.status)
+        return Display(title=title, provenance=line, message=why)
+    return Display(title=title, tables=entry.tables, provenance=line)
 
 
-def entry(
-    experiment: str, device: str | None = None, *, folder: Path | str | None = None
-) -> Entry | None:
+def entry(experiment: str, device: str | None = None, *, folder: Folder = None) -> Entry | None:
     """The entry of an experiment (None when absent), for what the tables do not show."""
     return _resolve(experiment, device, folder)[1]
 
 
-def value(
-    experiment: str,
-    key: str,
-    device: str | None = None,
-    *,
-    default: Any = _MISSING,
-    folder: Path | str | None = None,
-) -> Any:
-    """One measured number (or word) of an experiment, derived from its results.
-
-    Raises ``KeyError`` naming what is missing, unless ``default`` is given.
-    """
+def results(experiment: str, device: str | None = None, *, folder: Folder = None) -> Any:
+    """The typed results of an experiment, whose methods and properties give what the prose
+    quotes; ``LookupError`` saying why when it was not measured there."""
     where, found = _resolve(experiment, device, folder)
-    values = found.values if found is not None else {}
-    if key in values:
-        return values[key]
-    if default is not _MISSING:
-        return default
     if found is None or found.status != "ok":
         state = "not measured" if found is None else f"{found.status}: {found.reason}"
-        raise KeyError(f"{experiment} on {where or 'any GPU'}: {state}")
-    raise KeyError(
-        f"{experiment} on {where} has no value {key!r}; it has: {', '.join(sorted(values))}"
-    )
+        raise LookupError(f"{experiment} on {where or 'any GPU'}: {state}")
+    return found.results
 
 
-def targets(device: str | None = None, *, folder: Path | str | None = None) -> Display:
+def targets(device: str | None = None, *, folder: Folder = None) -> Display:
     """Every target of ``conf/bench_targets.toml``: met, missed or not measured, and by how
     much, from one device's record or from all of them."""
     judged: dict[str, list[tuple[str, Any]]] = {}
@@ -200,30 +152,23 @@ def targets(device: str | None = None, *, folder: Path | str | None = None) -> D
         for exp in rec.experiments.values() if rec else ():
             for t in exp.targets:
                 judged.setdefault(t.id, []).append((name, t))
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for goal in config.bench_targets().values():
-        unit = goal["unit"]
+        unit, title = goal["unit"], get(goal["experiment"]).title
         threshold = f"{goal['comparison']} {number_text(goal['threshold'])}{unit}"
         for name, t in judged.get(goal["id"]) or [("—", None)]:
             met = None if t is None else t.met
-            verdict = text(_VERDICT[met])
-            rows.append(
-                (
-                    name,
-                    get(goal["experiment"]).title,
-                    goal["description"],
-                    threshold,
-                    None if met is None else f"{number_text(t.measured)}{unit}",
-                    verdict,
-                    None if met is None else f"{t.margin:+.3g}{unit}",
-                    (t.note if t is not None else "") or None,
-                )
-            )
-    columns = experiment_columns("record experiment target threshold measured verdict margin note")
-    return Display(title=text("bench.targets.title"), tables=[Table("", columns, tuple(rows))])
+            row = (name, title, goal["description"], threshold)
+            if met is None:
+                rows.append((*row, None, text(_VERDICT[met]), None, (t and t.note) or None))
+            else:
+                measured, margin = f"{number_text(t.measured)}{unit}", f"{t.margin:+.3g}{unit}"
+                rows.append((*row, measured, text(_VERDICT[met]), margin, t.note or None))
+    keys = "record experiment target threshold measured verdict margin note"
+    return Display(title=text("bench.targets.title"), tables=[table("", keys, rows)])
 
 
-def figure(experiment: str, device: str | None = None, *, folder: Path | str | None = None) -> Any:
+def figure(experiment: str, device: str | None = None, *, folder: Folder = None) -> Any:
     """A matplotlib figure of the measurement, or one that says it was not measured
     (figures exist for the experiments :data:`infrabook.plots.measured.FIGURES` names)."""
     from infrabook.plots import measured

@@ -54,6 +54,10 @@ class Timing:
         """Median microseconds."""
         return self.median_s * 1e6
 
+    def gb_s(self, nbytes: float) -> float:
+        """``nbytes`` over the median time, in GB/s."""
+        return nbytes / self.median_s / 1e9
+
     @property
     def spread_ms(self) -> str:
         """The p20–p80 range in milliseconds, as a table shows it."""

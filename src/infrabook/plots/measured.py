@@ -85,11 +85,10 @@ def fusion(e: Entry, where: str) -> Figure:
     """Median time and effective bandwidth of the eager and fused paths."""
     fig, (left, right) = figure_row(2, 7.0, 3.4)
     paths = {n: p for n, p in e.results.paths.items() if p.timing and n != "copy"}
-    values = e.values
     left.bar(list(paths), [p.timing.ms for p in paths.values()])
     if "eager" in paths:
         left.axhline(
-            paths["eager"].timing.ms / values["model_speedup"],
+            paths["eager"].timing.ms / e.results.model_speedup,
             ls="--",
             color=GREY,
             label=text("bench.fig.if_bytes"),
@@ -98,7 +97,7 @@ def fusion(e: Entry, where: str) -> Figure:
     left.set_ylabel(text("bench.fig.median_ms"))
     left.set_title(text("bench.fig.time"))
     right.bar(list(paths), [p.gb_s for p in paths.values()])
-    right.axhline(values["copy_gb_s"], ls="--", color=GREY, label=text("bench.fig.copy"))
+    right.axhline(e.results.paths["copy"].gb_s, ls="--", color=GREY, label=text("bench.fig.copy"))
     right.set_ylabel(text("bench.fig.gb_s"))
     right.set_title(text("bench.fig.bandwidth"))
     right.legend(loc="upper right")
