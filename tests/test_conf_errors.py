@@ -160,6 +160,13 @@ MUTATIONS = [
         "target[0].comparison",
         "expected one of '>=', '<=', got '=>'",
     ),
+    (
+        "bench_targets.toml",
+        "update_ms = 50",
+        "update_ms = 0.05",
+        "live.update_ms",
+        "expected a positive integer, got 0.05",
+    ),
 ]
 
 

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -58,3 +64,52 @@ def test_execution_check_flags_unrun_cells_and_errors(docs_script, tmp_path):
     assert any("unrun.md: code cell 0 was not executed" in p for p in found)
     assert any("failed.md: code cell 0 raised ValueError" in p for p in found)
     assert any("missing.md: no executed notebook" in p for p in found)
+
+
+CACHED_SITE_CONF = """\
+import sys
+sys.path.insert(0, {ext!r})
+extensions = ["myst_nb", "infrabook_site"]
+nb_execution_mode = "cache"
+nb_execution_cache_path = {cache!r}
+html_theme = "basic"
+"""
+
+CACHED_SITE_PAGE = """\
+---
+file_format: mystnb
+kernelspec:
+  name: python3
+---
+
+# Page
+
+```{code-cell} ipython3
+print(6 * 7)
+```
+"""
+
+
+@pytest.mark.timeout(300)
+def test_a_page_served_from_the_execution_cache_is_written_as_executed(docs_script, tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    conf = CACHED_SITE_CONF.format(ext=str(DOCS / "_ext"), cache=str(tmp_path / "cache"))
+    (src / "conf.py").write_text(conf, encoding="utf-8")
+    (src / "index.md").write_text(CACHED_SITE_PAGE, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for _ in range(2):  # executed, then (doctrees gone, cache kept) served from the cache
+        shutil.rmtree(out / "doctrees", ignore_errors=True)
+        cmd = [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-d", str(out / "doctrees")]
+        got = subprocess.run(
+            [*cmd, str(src), str(out / "html")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=240,
+        )
+        assert got.returncode == 0, got.stderr
+        nb = json.loads((out / "jupyter_execute" / "index.ipynb").read_text())
+        (cell,) = [c for c in nb["cells"] if c["cell_type"] == "code"]
+        assert cell["execution_count"] == 1 and "".join(cell["outputs"][0]["text"]) == "42\n"
+    assert docs_script("check_executed").problems(src, out) == []

@@ -20,22 +20,14 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from infrabook.labels import LANGUAGES, language
+from infrabook.labels import group, language
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates"
 
-# key: (Chinese, English), as in infrabook.labels; {title} is the chapter's title.
-WORDS: dict[str, tuple[str, str]] = {
-    "sections": ("展开或收起“{title}”的小节", "Show or hide the sections of “{title}”"),
-    "chapters": ("章节目录", "Chapters"),
-    "open_chapters": ("打开章节目录", "Open the chapter list"),
-    "open_contents": ("打开本页目录", "Open this page's contents"),
-    "site": ("书名", "Book title"),
-}
-
 
 def words(lang: str) -> dict[str, str]:
-    """The reader-facing words of the accessibility script, in ``lang``.
+    """The reader-facing words of the accessibility script (``a11y.*`` in
+    :mod:`infrabook.labels`), in ``lang``.
 
     >>> words("zh")["sections"].format(title="5. 运行时")
     '展开或收起“5. 运行时”的小节'
@@ -44,10 +36,7 @@ def words(lang: str) -> dict[str, str]:
     ...
     ValueError: lang='fr': expected one of zh, en
     """
-    if lang not in LANGUAGES:
-        raise ValueError(f"lang={lang!r}: expected one of {', '.join(LANGUAGES)}")
-    index = LANGUAGES.index(lang)
-    return {key: pair[index] for key, pair in WORDS.items()}
+    return group("a11y", lang)
 
 
 def _add_templates(app: Sphinx, config: Config) -> None:

@@ -47,6 +47,8 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.nodes import extract_messages
 
+from infrabook.labels import group
+
 logger = logging.getLogger(__name__)
 
 # The folder, under the Chinese site's root, that holds the English edition.
@@ -78,19 +80,6 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "from the <a href='{prefix}index.html'>contents</a>, or <a href='{prefix}search.html'>"
         "search</a> for what you were looking for.</p>",
     },
-}
-
-# Reader-facing words of the templates (theme switcher, sidebar toggles, footer, switcher).
-UI: dict[str, tuple[str, str]] = {
-    "colour": ("配色", "Colour scheme"),
-    "light": ("亮色", "Light"),
-    "dark": ("暗色", "Dark"),
-    "auto": ("跟随系统", "System"),
-    "toggle_chapters": ("显示或隐藏章节目录", "Show or hide the chapter list"),
-    "toggle_contents": ("显示或隐藏本页目录", "Show or hide this page's contents"),
-    "by": ("作者：", "By "),
-    "other_edition": ("English", "中文"),
-    "other_edition_label": ("Read this page in English", "本页的中文版"),
 }
 
 
@@ -144,11 +133,10 @@ def _configure(app: Sphinx, config: Config) -> None:
         for folder in config.locale_dirs:
             for compiled in (Path(app.confdir) / folder / lang).rglob("*.mo"):
                 compiled.unlink()
-    index = ("zh", "en").index(lang)
     config.html_context = {
         **config.html_context,
         "infrabook_lang": lang,
-        "ui": {key: pair[index] for key, pair in UI.items()},
+        "ui": group("ui", lang),  # the templates' words
     }
 
 

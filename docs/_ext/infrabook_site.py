@@ -9,6 +9,10 @@
   of the glued figures, so it is not offered.
 * Published output: source maps of the themes' bundles (several MB, never fetched by a
   reader's browser) are removed from the HTML output once the build has finished.
+* Executed notebooks: when a page's outputs come from the execution cache, myst-nb merges
+  them into a copy of the notebook and then writes the original, unexecuted one to
+  ``jupyter_execute``, so ``check_executed.py`` would see a page that never ran. The cached
+  cells are put into the notebook myst-nb writes.
 """
 
 from __future__ import annotations
@@ -33,7 +37,22 @@ def _drop_source_maps(app: Sphinx, exception: Exception | None) -> None:
         path.unlink()
 
 
+def _write_cached_outputs() -> None:
+    from myst_nb.core.execute.cache import NotebookClientCache
+
+    start = NotebookClientCache.start_client
+
+    def start_client(self: NotebookClientCache) -> None:
+        written = self.notebook  # the object myst-nb writes to jupyter_execute afterwards
+        start(self)
+        if self.notebook is not written:  # served from the cache: merged into a copy
+            written.cells, written.metadata = self.notebook.cells, self.notebook.metadata
+
+    NotebookClientCache.start_client = start_client  # type: ignore[method-assign]
+
+
 def setup(app: Sphinx) -> dict:
     languages["zh"] = f"{__name__}.SearchChineseFixed"
+    _write_cached_outputs()
     app.connect("build-finished", _drop_source_maps)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -178,6 +178,7 @@ SCHEMAS: dict[str, Schema] = {
         ),
     },
     "bench_targets.toml": {
+        "live": {"first_result_ms": POSITIVE_INT, "update_ms": POSITIVE_INT},
         "target": ListOf(
             {
                 "id": NAME,

@@ -101,6 +101,15 @@ def bench_targets() -> dict[str, dict[str, Any]]:
     return {t["id"]: t for t in _load("bench_targets.toml", conf_dir())["target"]}
 
 
+def live_targets() -> dict[str, int]:
+    """The live calculators' targets of ``conf/bench_targets.toml`` [live], in milliseconds.
+
+    >>> live_targets()
+    {'first_result_ms': 3000, 'update_ms': 50}
+    """
+    return dict(_load("bench_targets.toml", conf_dir())["live"])
+
+
 @dataclass(frozen=True)
 class Figure:
     """One hardware figure and where it comes from; ``value`` is None when unknown."""

@@ -687,6 +687,23 @@ _LABELS: dict[str, tuple[str, str]] = {
         "crossovers (groups, article's rates)",
     ),
     # ---- end of live calculators ---------------------------------------------------------
+    # ---- the site's templates and scripts (docs/_templates, docs/_ext) --------------------
+    "ui.colour": ("配色", "Colour scheme"),
+    "ui.light": ("亮色", "Light"),
+    "ui.dark": ("暗色", "Dark"),
+    "ui.auto": ("跟随系统", "System"),
+    "ui.toggle_chapters": ("显示或隐藏章节目录", "Show or hide the chapter list"),
+    "ui.toggle_contents": ("显示或隐藏本页目录", "Show or hide this page's contents"),
+    "ui.by": ("作者：", "By "),
+    "ui.other_edition": ("English", "中文"),
+    "ui.other_edition_label": ("Read this page in English", "本页的中文版"),
+    # {title} is the chapter's title
+    "a11y.sections": ("展开或收起“{title}”的小节", "Show or hide the sections of “{title}”"),
+    "a11y.chapters": ("章节目录", "Chapters"),
+    "a11y.open_chapters": ("打开章节目录", "Open the chapter list"),
+    "a11y.open_contents": ("打开本页目录", "Open this page's contents"),
+    "a11y.site": ("书名", "Book title"),
+    # ---- end of the site ------------------------------------------------------------------
 }
 
 
@@ -722,6 +739,17 @@ def text(key: str, lang: str | None = None, **fields: object) -> str:
         raise ValueError(f"lang={lang!r}: expected one of {', '.join(LANGUAGES)}")
     chosen = pair[LANGUAGES.index(lang)]
     return chosen.format(**fields) if fields else chosen
+
+
+def group(prefix: str, lang: str | None = None) -> dict[str, str]:
+    """Every label whose key starts with ``prefix.``, keyed by the rest of the key, in
+    ``lang`` (the build's language by default); placeholders are left unfilled.
+
+    >>> group("ui", lang="en")["other_edition"], group("a11y", lang="zh")["chapters"]
+    ('中文', '章节目录')
+    """
+    start = f"{prefix}."
+    return {k.removeprefix(start): text(k, lang) for k in _LABELS if k.startswith(start)}
 
 
 def pick(zh: str, en: str, lang: str | None = None) -> str:

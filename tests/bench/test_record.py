@@ -169,6 +169,12 @@ def _unknown_field(text: str) -> str:
     return json.dumps(data)
 
 
+def _unknown_experiment(text: str) -> str:
+    data = json.loads(text)
+    data["experiments"]["fusoin"] = data["experiments"].pop("launches")
+    return json.dumps(data)
+
+
 def _lost_field(text: str) -> str:
     data = json.loads(text)
     del data["experiments"]["launches"]["provenance"]["date"]
@@ -186,6 +192,7 @@ def _lost_field(text: str) -> str:
         (_ok_without_results, "experiments.launches is ok but has no results"),
         (_unknown_field, r"experiments.launches has unknown fields \['values'\]"),
         (_lost_field, "experiments.launches.provenance lacks the field 'date'"),
+        (_unknown_experiment, "record.experiments.fusoin: unknown experiment, or named 'launches'"),
         (lambda t: "[1, 2]", "the file is not a JSON object"),
     ],
 )

@@ -1,10 +1,8 @@
 """The CPU experiments: fusion, attention memory, dispatch counts and shapes.
 
-Each is declared with :func:`~infrabook.bench.experiment.experiment` beside the frozen
-dataclass of results it stores: the full sizes are the article's, the quick ones run in
-seconds (what a page runs live on two cores). What pages quote and show is derived from the
-stored measurements when the record is read. Times on a shared CPU are noisy: every entry
-records the load beside the times, and the targets are reported, never assumed.
+Each is declared beside the frozen dataclass of results it stores: the full sizes are the
+article's, the quick ones run in seconds (what a page runs live on two cores). Times on a
+shared CPU are noisy: every entry records the load beside them.
 """
 
 from __future__ import annotations
@@ -337,37 +335,23 @@ def attention_memory(
         log.info("attention_memory: L=%d, d=%d: naive, then blockwise ...", n, head_dim)
         q, k, v = rng.standard_normal((3, n, head_dim), dtype=np.float32)
         sizes = attention_sizes(n, head_dim, "fp32", "fp32")
+        tile_bytes = (bq * bk + 2 * bq * head_dim) * 4  # a tile's scores, two query-tile buffers
+        model = (2 * sizes.score_bytes + sizes.qkvo_bytes, sizes.qkvo_bytes + tile_bytes)
         t0 = time.perf_counter()
         o_naive, naive_peak = peak_bytes(naive_attention, q, k, v)
         t1 = time.perf_counter()
         o_block, block_peak = peak_bytes(blockwise_attention, q, k, v, bq, bk)
         t2 = time.perf_counter()
-        per_len.append(
-            AttentionRow(
-                n,
-                predicted_naive_bytes=2 * sizes.score_bytes + sizes.qkvo_bytes,
-                predicted_blockwise_bytes=sizes.qkvo_bytes + (bq * bk + 2 * bq * head_dim) * 4,
-                naive_peak_bytes=naive_peak,
-                blockwise_peak_bytes=block_peak,
-                allclose=bool(np.allclose(o_block, o_naive, rtol=1e-4, atol=1e-5)),
-                max_abs_diff=float(np.max(np.abs(o_block - o_naive))),
-                naive_s=t1 - t0,
-                blockwise_s=t2 - t1,
-            )
-        )
-    goal = config.bench_targets()["blockwise_peak_8192"]
-    at_goal = next((r for r in per_len if r.seq_len == goal["seq_len"]), None)
-    missing = "" if at_goal else f"L={goal['seq_len']} not measured in this run"
+        close = bool(np.allclose(o_block, o_naive, rtol=1e-4, atol=1e-5))
+        diff = float(np.max(np.abs(o_block - o_naive)))
+        row = AttentionRow(n, *model, naive_peak, block_peak, close, diff, t1 - t0, t2 - t1)
+        per_len.append(row)
     return Measured(
         AttentionResults(tuple(per_len)),
         "peak of one call measured with tracemalloc above what was allocated before it "
         f"(numpy's array buffers; BLAS scratch not included); fp32, one head, d={head_dim}, "
         f"tiles {bq} x {bk}; allclose rtol 1e-4 atol 1e-5",
-        (
-            Target.configured(
-                "blockwise_peak_8192", 100 * at_goal.ratio if at_goal else None, missing
-            ),
-        ),
+        (Target.at_seq_len("blockwise_peak_8192", per_len, lambda r: 100 * r.ratio),),
         {"dtype": "fp32", "block_q": bq, "block_k": bk},
     )
 
@@ -436,30 +420,27 @@ class Peak:
     basis: str
 
 
+#: fp32 FLOP per cycle and core of the widest vector unit the flags show, widest first.
+#: Some AVX-512 parts have one FMA pipe, and boost clocks differ from the MHz listed.
+_VECTOR_UNITS = (
+    ({"avx512f"}, 64, "2 FMA pipes x 16 lanes (AVX-512) x 2"),
+    ({"avx2", "fma"}, 32, "2 FMA pipes x 8 lanes (AVX2) x 2"),
+    ({"avx"}, 16, "an add and a multiply pipe x 8 lanes (AVX, no FMA)"),
+)
+
+
 def _peak_estimate() -> Peak:
-    """fp32 peak of the usable cores from /proc/cpuinfo: cores x MHz x FLOP per cycle and
-    core of the widest vector unit the flags show: AVX-512 64 (2 FMA pipes x 16 lanes x 2),
-    AVX2 with FMA 32, AVX alone 16 (an add and a multiply pipe x 8 lanes). Some AVX-512 parts
-    have one FMA pipe, and boost clocks differ from the MHz listed: an estimate, as it says.
-    """
+    """fp32 peak of the usable cores from /proc/cpuinfo: cores x MHz x FLOP per cycle."""
     info = host.cpu_info()
-    flags = set(info["vector"])
-    if "avx512f" in flags:
-        per_cycle, pipes = 64, "2 FMA pipes x 16 lanes (AVX-512) x 2"
-    elif {"avx2", "fma"} <= flags:
-        per_cycle, pipes = 32, "2 FMA pipes x 8 lanes (AVX2) x 2"
-    elif "avx" in flags:
-        per_cycle, pipes = 16, "an add and a multiply pipe x 8 lanes (AVX, no FMA)"
-    else:
-        return Peak(None, "unknown (no AVX flags in /proc/cpuinfo)")
-    if not info["mhz"]:
-        return Peak(None, "unknown (no clock in /proc/cpuinfo)")
+    unit = next((u for u in _VECTOR_UNITS if u[0] <= set(info["vector"])), None)
+    if unit is None or not info["mhz"]:
+        return Peak(
+            None, f"unknown (no {'AVX flags' if unit is None else 'clock'} in /proc/cpuinfo)"
+        )
+    _, per_cycle, pipes = unit
     cores, mhz = info["usable_cores"], info["mhz"]
-    return Peak(
-        cores * mhz / 1e3 * per_cycle,
-        f"{cores} cores x {mhz:.0f} MHz x {per_cycle} fp32 FLOP/cycle "
-        f"({pipes}; an estimate, boost clocks differ)",
-    )
+    basis = f"{cores} cores x {mhz:.0f} MHz x {per_cycle} fp32 FLOP/cycle ({pipes}; an estimate)"
+    return Peak(cores * mhz / 1e3 * per_cycle, basis)
 
 
 @dataclass(frozen=True)
@@ -524,32 +505,16 @@ class ShapesResults(Results):
             rates_ = (executed, bucketing.actual_rows(calls))  # executed and useful GFLOP/s
             gflop_s = (rows * flop_per_row / t.median_s / 1e9 for rows in rates_)
             prep = self.prep.total_ms(name) if self.prep else None
-            group.append(
-                (
-                    text(f"bench.strategy.{name}"),
-                    executed,
-                    padding,
-                    t.ms,
-                    t.spread_ms,
-                    *gflop_s,
-                    prep,
-                )
-            )
-        listed = ", ".join(f"{c}x{rows}" for rows, c in calls)
-        n_calls = sum(c for _, c in calls)
-        tables = [
-            table(
-                text("bench.shapes.sweep", k=params["k"], n=params["n"]),
-                "rows median_ms gflop_s pct_best pct_peak",
-                sweep,
-            ),
-            table(
-                text("bench.shapes.group", n=n_calls, calls=listed, buckets=params["buckets"]),
-                "strategy rows_executed padding_pct group_ms spread_ms executed_gflop_s "
-                "useful_gflop_s prep_ms",
-                group,
-            ),
-        ]
+            row = (text(f"bench.strategy.{name}"), executed, padding, t.ms, t.spread_ms)
+            group.append((*row, *gflop_s, prep))
+        listed, n_calls = ", ".join(f"{c}x{r}" for r, c in calls), sum(c for _, c in calls)
+        titles = [text("bench.shapes.sweep", k=params["k"], n=params["n"])]
+        titles += [text("bench.shapes.group", n=n_calls, calls=listed, buckets=params["buckets"])]
+        keys = (
+            "strategy rows_executed padding_pct group_ms spread_ms executed_gflop_s useful_gflop_s"
+        )
+        tables = [table(titles[0], "rows median_ms gflop_s pct_best pct_peak", sweep)]
+        tables.append(table(titles[1], f"{keys} prep_ms", group))
         crossings = [
             (f"{text(f'bench.strategy.{a}')} / {text(f'bench.strategy.{b}')}", runs)
             + (self._meaning(a, b, runs, tie),)
@@ -591,21 +556,17 @@ def shapes(
 ) -> Measured:
     """Matmul rate against rows, and the article's ten calls run generic vs bucketed.
 
-    Part 1: ``x @ w`` for x [rows, k], w [k, n], fp32: GFLOP/s for each row count.
-    Part 2: the ten calls of ``conf/scenarios.toml`` [bucketing] (rows and buckets divided by
-    ``scale``), run *generic* (each call at its own size) and *bucketed* (each call copied
-    into the first rows of its bucket's buffer, allocated once, and the whole buffer
-    multiplied; the copy is timed); with ``prep="compile"`` also *specialised* (a static
-    graph per distinct shape). A bucket's padding rows start as zeros and then hold
-    whatever a longer call left there: never re-zeroed, as their output rows are discarded
-    and a dense fp32 matmul takes the same time over any finite normal values (only
-    subnormals slow x86 floating point, and neither zeros nor these rows are).
+    1. ``x @ w``, x [rows, k], w [k, n], fp32: GFLOP/s for each row count.
+    2. The calls of ``conf/scenarios.toml`` [bucketing] (rows and buckets divided by
+       ``scale``) run *generic* (each at its own size), *bucketed* (each copied into the
+       first rows of its bucket's buffer and the whole buffer multiplied, the copy timed)
+       and, with ``prep="compile"``, *specialised*. Padding rows are never re-zeroed: their
+       outputs are discarded, and only subnormals would change a dense fp32 matmul's time.
 
-    ``prep="compile"``: each strategy's preparation is measured as what it is on a compiler
-    stack: ``torch.compile`` with caches disabled, one dynamic-shape graph for generic, one
-    static graph per bucket, one per distinct shape for specialised; run times are then of
-    those graphs (on the CPU inductor calls the same BLAS matmul for every shape).
-    ``prep="none"``: eager runs, no preparation measured, no crossovers (seconds faster).
+    ``prep="compile"`` measures each strategy's preparation as a compiler stack pays it:
+    ``torch.compile`` first calls, caches off, of one dynamic graph (generic), a static one
+    per bucket or per shape; the runs then use those graphs (inductor calls the same BLAS
+    matmul for every shape). ``prep="none"``: eager, no preparation, no crossovers.
     """
     if prep not in ("none", "compile"):
         raise ValueError(f"prep must be 'none' or 'compile', got {prep!r}")

@@ -41,23 +41,21 @@ class Measured:
     params: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(repr=False)
 class Experiment:
     """A declared experiment: call it to measure."""
 
-    def __init__(
-        self,
-        name: str,
-        device: str,
-        run: Callable[..., Measured],
-        results: type[Results],
-        full: Mapping[str, Any],
-        quick: Mapping[str, Any],
-    ) -> None:
-        if device not in DEVICES:
-            raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
-        self.name, self.device, self.run, self.results = name, device, run, results
-        self.full, self.quick = dict(full), dict(quick)
-        self.__doc__ = run.__doc__
+    name: str
+    device: str
+    run: Callable[..., Measured]
+    results: type[Results]
+    full: dict[str, Any]
+    quick: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        if self.device not in DEVICES:
+            raise ValueError(f"device must be one of {DEVICES}, got {self.device!r}")
+        self.__doc__ = self.run.__doc__
 
     def __repr__(self) -> str:
         return f"Experiment({self.name!r})"
@@ -89,18 +87,10 @@ class Experiment:
         call = inspect.signature(self.run).bind(**kwargs)
         call.apply_defaults()
         measured = self.run(**kwargs)
-        params = {k: v for k, v in call.arguments.items() if k != "rig"} | measured.params
-        return Entry(
-            self.name,
-            "ok",
-            None,
-            provenance(device, quick=quick),
-            measured.method,
-            params,
-            measured.results,
-            measured.targets,
-            round(time.perf_counter() - started, 3),
-        )
+        m, prov = measured, provenance(device, quick=quick)
+        elapsed = round(time.perf_counter() - started, 3)
+        params = {k: v for k, v in call.arguments.items() if k != "rig"} | m.params
+        return Entry(self.name, "ok", None, prov, m.method, params, m.results, m.targets, elapsed)
 
 
 def table(title: str, keys: str, rows: Iterable[tuple[Any, ...]]) -> Table:
@@ -126,7 +116,7 @@ def experiment(
     def declare(run: Callable[..., Measured]) -> Experiment:
         if name in REGISTERED:
             raise ValueError(f"experiment {name!r} is declared twice")
-        REGISTERED[name] = Experiment(name, device, run, results, full, quick)
+        REGISTERED[name] = Experiment(name, device, run, results, dict(full), dict(quick))
         return REGISTERED[name]
 
     return declare

@@ -1,14 +1,11 @@
 """The GPU experiments: fused SwiGLU, FlashAttention, CUDA graph replay, persistent kernel.
 
-They run where ``torch.cuda.is_available()``; elsewhere each records a *skipped* entry with
-the reason. Each takes a :class:`Rig` (the device, its description, the timers and the
-CUDA-only steps), so that a test can dry-run the same code on CPU tensors in Triton's
-interpreter by passing another. Times come from :func:`triton.testing.do_bench`, which zeroes
-256 MB before every call so that L2 holds none of the inputs, or, for the "unflushed"
-numbers, :func:`triton.testing.do_bench_cudagraph` (back-to-back calls in a CUDA graph:
-what fits in L2 stays there, which is how a loop can report more than DRAM bandwidth).
-Bytes for GB/s come from the dataflow model, FLOP from
-:func:`infrabook.attention_sizes.attention_flop`.
+Without CUDA each records a *skipped* entry with the reason. Each takes a :class:`Rig` (the
+device, its description, the timers, the CUDA-only steps), so that a test can dry-run the
+same code on CPU tensors in Triton's interpreter by passing another. Times come from
+:func:`triton.testing.do_bench`, which zeroes 256 MB before every call so that L2 holds none
+of the inputs, or, "unflushed", :func:`triton.testing.do_bench_cudagraph` (back-to-back
+calls in a CUDA graph: what fits in L2 stays there, so a loop can beat DRAM bandwidth).
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ import gc
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -100,21 +97,15 @@ def gpu_info(index: int = 0) -> dict[str, Any]:
     }
 
 
-def bench_flushed(fn: Callable[[], object]) -> Timing:
-    """``do_bench``: an L2 flush before every call."""
-    import triton.testing
+def do_bench(flushed: bool, fn: Callable[[], object]) -> Timing:
+    """Triton's ``do_bench`` (L2 flushed) or ``do_bench_cudagraph`` (no flush; it keeps the
+    collector off while capturing, Triton >= 3.9, so no kernel unloads mid-capture)."""
+    import triton.testing as tt
 
-    q = triton.testing.do_bench(fn, warmup=25, rep=100, quantiles=[0.5, 0.2, 0.8])
-    return Timing(*(x / 1e3 for x in q))
-
-
-def bench_unflushed(fn: Callable[[], object]) -> Timing:
-    """``do_bench_cudagraph``: calls back to back in a CUDA graph, no flush (the collector
-    is off while it captures, Triton >= 3.9, so no kernel unloads mid-capture)."""
-    import triton.testing
-
-    q = triton.testing.do_bench_cudagraph(fn, rep=20, quantiles=[0.5, 0.2, 0.8])
-    return Timing(*(x / 1e3 for x in q))
+    q = [0.5, 0.2, 0.8]
+    if flushed:
+        return Timing(*(ms / 1e3 for ms in tt.do_bench(fn, warmup=25, rep=100, quantiles=q)))
+    return Timing(*(ms / 1e3 for ms in tt.do_bench_cudagraph(fn, rep=20, quantiles=q)))
 
 
 def _span(e: Any) -> tuple[int, float, float]:
@@ -184,8 +175,8 @@ def _capture(fn: Callable[[], torch.Tensor]) -> Callable[[], None]:
 
 def rig() -> Rig:
     """The current CUDA device with Triton's timers."""
-    sync = torch.cuda.synchronize
-    return Rig("cuda", gpu_info(), bench_flushed, bench_unflushed, _capture, _profile_counts, sync)
+    timers = partial(do_bench, True), partial(do_bench, False)
+    return Rig("cuda", gpu_info(), *timers, _capture, _profile_counts, torch.cuda.synchronize)
 
 
 def profile_for(name: str) -> config.Device | None:
@@ -199,10 +190,13 @@ def profile_for(name: str) -> config.Device | None:
     return next((d for d in profiles if any(re.fullmatch(p, short) for p in d.cuda_names)), None)
 
 
-def _datasheet(spec: config.Device | None, name: str) -> str:
+def _datasheet(rig: Rig, figure: str) -> tuple[float | None, str]:
+    """A figure of the rig's GPU from its ``conf/hardware.toml`` profile, and which profile."""
+    name = rig.info["name"]
+    spec = profile_for(name)
     if spec is None:
-        return f"unknown: no conf/hardware.toml profile is this GPU ({name!r})"
-    return f"conf/hardware.toml [devices.{spec.key}] ({spec.name})"
+        return None, f"unknown: no conf/hardware.toml profile is this GPU ({name!r})"
+    return getattr(spec, figure).value, f"conf/hardware.toml [devices.{spec.key}] ({spec.name})"
 
 
 def _bf16(rig: Rig, *shape: int, n: int = 2) -> tuple[torch.Tensor, ...]:
@@ -310,9 +304,7 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
     for rows, cols in shapes:
         g, u = _bf16(rig, rows, cols)
         graph = activation_chain(rows, cols, "bf16")
-        fused_b, unfused_b = (
-            account(graph, plan(graph)).traffic for plan in (fully_fused, unfused)
-        )
+        fused_b, unfused_b = (account(graph, p(graph)).traffic for p in (fully_fused, unfused))
         ref = _silu_mul(g.float(), u.float())
         paths: dict[str, tuple[Callable[[], torch.Tensor], int]] = {
             "triton_fused": (partial(swiglu, g, u), fused_b),
@@ -326,11 +318,7 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
             timed[name] = SwigluPath(model_bytes, err, rig.flushed(fn), rig.unflushed(fn))
         l2 = rig.info["l2_bytes"]
         measured.append(SwigluShape(rows, cols, fused_b, l2 is not None and fused_b <= l2, timed))
-    spec = profile_for(rig.info["name"])
-    dram = spec.dram_tb_s.value if spec else None
-    results = SwigluResults(
-        2 * nbytes, copy, tuple(measured), dram, _datasheet(spec, rig.info["name"])
-    )
+    results = SwigluResults(2 * nbytes, copy, tuple(measured), *_datasheet(rig, "dram_tb_s"))
     fused_pct = results.pct_copy(measured[0].paths["triton_fused"], "flushed")
     return Measured(
         results,
@@ -399,7 +387,7 @@ _FLASH = {"heads": 16, "tokens": 16384, "head_dim": 128}
     quick={"seq_lens": (1024, 2048, 4096), **_FLASH},
 )
 def gpu_flash(
-    rig: Rig, seq_lens: tuple[int, ...], heads: int, tokens: int, head_dim: int
+    rig: Rig, seq_lens: Sequence[int], heads: int, tokens: int, head_dim: int
 ) -> Measured:
     """Forward TFLOP/s of the Triton FlashAttention against ``scaled_dot_product_attention``.
 
@@ -421,16 +409,11 @@ def gpu_flash(
         flop = batch * heads * attention_flop(n, head_dim)
         timings = (rig.flushed(partial(f, q, k, v)) for f in (flash, sdpa))
         per_len.append(FlashRow(n, batch, flop, diff, *timings))
-    goal = config.bench_targets()["gpu_flash_vs_sdpa_8192"]
-    at_goal = next((r for r in per_len if r.seq_len == goal["seq_len"]), None)
-    missing = "" if at_goal else f"L={goal['seq_len']} not measured in this run"
-    spec = profile_for(rig.info["name"])
-    peak = spec.bf16_dense_tflops.value if spec else None
     return Measured(
-        FlashResults(tuple(per_len), peak, _datasheet(spec, rig.info["name"])),
+        FlashResults(tuple(per_len), *_datasheet(rig, "bf16_dense_tflops")),
         "do_bench median (p20–p80), L2 flushed before each call; FLOP = 4 b h L² d; "
         "SDPA backend as PyTorch chooses it",
-        (Target.configured("gpu_flash_vs_sdpa_8192", at_goal.ratio if at_goal else None, missing),),
+        (Target.at_seq_len("gpu_flash_vs_sdpa_8192", per_len, lambda r: r.ratio),),
         {"dtype": "bf16", "causal": False},
     )
 

@@ -21,6 +21,7 @@ import math
 import os
 import re
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,15 @@ class Target(_Fields):
         t = config.bench_targets()[id]
         return cls(id, t["description"], measured, t["threshold"], t["comparison"], t["unit"], note)
 
+    @classmethod
+    def at_seq_len(cls, id: str, rows: Sequence[Any], measure: Callable[[Any], float]) -> Target:
+        """The target ``id`` judged on the row whose ``seq_len`` is the target's."""
+        want = config.bench_targets()[id]["seq_len"]
+        row = next((r for r in rows if r.seq_len == want), None)
+        if row is None:
+            return cls.configured(id, None, f"L={want} not measured in this run")
+        return cls.configured(id, measure(row))
+
     @property
     def met(self) -> bool | None:
         """Whether the target was met; None when nothing was measured."""
@@ -175,23 +185,16 @@ def from_json(data: Any) -> Record:
         raise ValueError(
             f"schema {data.get('schema')!r}, this version of infrabook reads schema {SCHEMA}"
         )
-    entries = {}
-    for name, raw in from_jsonable(dict[str, Any], data.get("experiments"), "experiments").items():
-        if name not in EXPERIMENTS:
-            raise ValueError(f"unknown experiment {name!r}")
-        where = f"experiments.{name}"
-        entry = from_jsonable(Entry, raw, where)
-        if entry.name != name:
-            raise ValueError(f"{where} is named {entry.name!r}")
-        if entry.results is not None:
-            results = from_jsonable(EXPERIMENTS[name].results, entry.results, f"{where}.results")
-            entry = dataclasses.replace(entry, results=results)
-        elif entry.status == "ok":
+    record = from_jsonable(Record, data, "record")
+    for name, entry in record.experiments.items():
+        where = f"record.experiments.{name}"
+        if name not in EXPERIMENTS or entry.name != name:
+            raise ValueError(f"{where}: unknown experiment, or named {entry.name!r}")
+        if entry.status == "ok" and entry.results is None:
             raise ValueError(f"{where} is ok but has no results")
-        entries[name] = entry
-    if not isinstance(data.get("device"), str) or not isinstance(data.get("updated"), str):
-        raise ValueError("it lacks the text fields 'device' and 'updated'")
-    return Record(device=data["device"], updated=data["updated"], experiments=entries)
+        results = from_jsonable(EXPERIMENTS[name].results | None, entry.results, f"{where}.results")
+        record.experiments[name] = dataclasses.replace(entry, results=results)
+    return record
 
 
 def bench_dir() -> Path:
