@@ -25,3 +25,9 @@ def docs_script() -> Callable[[str], ModuleType]:
         return module
 
     return load
+
+
+@pytest.fixture
+def mystnb_page() -> Callable[[str], str]:
+    """A MyST-NB page made of ``body``: the front matter that has its cells executed."""
+    return lambda body: "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n---\n\n" + body

@@ -17,12 +17,6 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 PAGE = """\
----
-file_format: mystnb
-kernelspec:
-  name: python3
----
-
 # 1. 标题
 
 ```{code-cell} ipython3
@@ -69,11 +63,13 @@ def _sphinx(src: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str
 
 
 @pytest.mark.timeout(300)
-def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(tmp_path):
+def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(
+    tmp_path, mystnb_page
+):
     src = tmp_path / "src"
     src.mkdir()
     (src / "conf.py").write_text(CONF, encoding="utf-8")
-    (src / "index.md").write_text(PAGE, encoding="utf-8")
+    (src / "index.md").write_text(mystnb_page(PAGE), encoding="utf-8")
 
     got = _sphinx(src, tmp_path / "gettext", "-b", "gettext")
     assert got.returncode == 0, got.stderr

@@ -76,12 +76,6 @@ html_theme = "basic"
 """
 
 CACHED_SITE_PAGE = """\
----
-file_format: mystnb
-kernelspec:
-  name: python3
----
-
 # Page
 
 ```{code-cell} ipython3
@@ -91,12 +85,14 @@ print(6 * 7)
 
 
 @pytest.mark.timeout(300)
-def test_a_page_served_from_the_execution_cache_is_written_as_executed(docs_script, tmp_path):
+def test_a_page_served_from_the_execution_cache_is_written_as_executed(
+    docs_script, mystnb_page, tmp_path
+):
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
     conf = CACHED_SITE_CONF.format(ext=str(DOCS / "_ext"), cache=str(tmp_path / "cache"))
     (src / "conf.py").write_text(conf, encoding="utf-8")
-    (src / "index.md").write_text(CACHED_SITE_PAGE, encoding="utf-8")
+    (src / "index.md").write_text(mystnb_page(CACHED_SITE_PAGE), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     for _ in range(2):  # executed, then (doctrees gone, cache kept) served from the cache
         shutil.rmtree(out / "doctrees", ignore_errors=True)

@@ -108,13 +108,14 @@ def versions() -> dict[str, str | None]:
 def git_info() -> dict[str, Any]:
     """The commit checked out in the current directory and whether the work tree had changes
     (untracked files included); ``commit`` None outside a git checkout."""
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
-        ).stdout.strip()
-        status = subprocess.run(
-            ["git", "status", "--porcelain"], capture_output=True, text=True, timeout=30, check=True
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", *args], capture_output=True, text=True, timeout=30, check=True
         ).stdout
+
+    try:
+        commit, status = git("rev-parse", "HEAD").strip(), git("status", "--porcelain")
     except (OSError, subprocess.SubprocessError) as err:
         return {"commit": None, "dirty": None, "error": f"{type(err).__name__}: {err}"}
     return {"commit": commit, "dirty": bool(status.strip())}

@@ -1,14 +1,11 @@
 """Benchmark records: typed entries, where their files live, and how they are read and written.
 
-One JSON file per kind of device (``cpu.json``; a GPU's name as a slug, ``nvidia-h200.json``)
-in ``$INFRABOOK_BENCH_DIR`` or else ``docs/_data/bench``. A file holds a :class:`Record` of
-schema :data:`SCHEMA`: per experiment one :class:`Entry` with its own :class:`Provenance`, its
-parameters, its typed :class:`Results` and its :class:`Target`\\ s. Each number is stored once;
-tables and figures are derived when reading, so changing a column never needs a rerun.
-
-Every write replaces the file atomically, so a reader never sees half a record and an
-interrupted run leaves the previous one. A file that is not a record of this schema raises
-:class:`RecordError`, naming the file and why; nothing overwrites it.
+One JSON file per kind of device (``cpu.json``, ``nvidia-h200.json``) holds a :class:`Record`:
+per experiment one :class:`Entry` with its :class:`Provenance`, parameters, typed
+:class:`Results` and :class:`Target`\\ s. Each number is stored once; tables and figures are
+derived when reading, so changing a column never needs a rerun. Writes replace the file
+atomically; a file that is not a record of schema :data:`SCHEMA` raises :class:`RecordError`
+naming the file and why, and nothing overwrites it.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""Wall-clock timing on the CPU: warm-ups, repetitions, median and the p20-p80 spread.
+"""Wall-clock timing on the CPU: warm-ups, repetitions, the median and the p20-p80 spread
+(the quantiles Triton's ``do_bench`` reports), so one slow repetition does not move a result.
 
-Times are taken with :func:`time.perf_counter` around one call. The statistic is the
-median, the spread the 20th and 80th percentiles (the quantiles Triton's ``do_bench``
-reports), so one slow repetition caused by another process does not move the result.
-
-Several candidates are timed *interleaved*: each repetition runs every candidate once, in
-an order that rotates, so drift in the machine's load (other processes, frequency
-changes) falls on all of them alike instead of on whichever ran last.
+Candidates are timed *interleaved*: each repetition runs every candidate once, in an order
+that rotates, so drift in the machine's load falls on all of them alike.
 """
 
 from __future__ import annotations
@@ -64,11 +60,9 @@ class Timing:
         return f"{self.p20_s * 1e3:.2f}–{self.p80_s * 1e3:.2f}"
 
     def ties(self, other: Timing) -> bool:
-        """Whether the two are indistinguishable.
-
-        Interleaved samples are paired (repetition i of each ran back to back), so the test is
-        on the ratios a_i / b_i: within noise when their p20–p80 range contains 1. Without
-        paired samples: when the two p20–p80 ranges overlap.
+        """Whether the two are within noise: interleaved samples are paired (repetition i of
+        each ran back to back), so when the p20–p80 range of the ratios a_i / b_i contains 1;
+        without paired samples, when the two p20–p80 ranges overlap.
 
         >>> Timing.of([1.0, 2.0, 3.0]).ties(Timing.of([1.5, 3.0, 4.5]))
         False
@@ -89,9 +83,8 @@ def time_interleaved(
     before: Callable[[], object] | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, Timing]:
-    """Time each candidate ``reps`` times after ``warmup`` untimed calls, interleaved.
-
-    ``before`` (e.g. a cache flush) runs untimed before every timed call.
+    """Time each candidate ``reps`` times after ``warmup`` untimed calls, interleaved;
+    ``before`` (a cache flush, say) runs untimed before every timed call.
 
     >>> calls = []
     >>> ticks = iter(range(100))
