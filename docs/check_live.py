@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -228,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             "what": "live calculators: first result after the click, and one update",
             "browser": f"Chromium {version} (headless)",
             "served_from": "127.0.0.1 (python http.server)",
+            "cpu_cores": len(os.sched_getaffinity(0)),  # the cores the browser could use
             "commit": commit,
             "date_utc": datetime.now(UTC).strftime("%Y-%m-%d %H:%M"),
             "first_result_ms": {
