@@ -39,10 +39,14 @@ _check_conf()
 
 def _source_hash() -> str:
     digest = hashlib.sha256()
-    for folder in (ROOT / "src", ROOT / "conf", DOCS / "_data"):
+    # the pages read benchmark records from $INFRABOOK_BENCH_DIR when it is set
+    records = (
+        [Path(os.environ["INFRABOOK_BENCH_DIR"])] if os.environ.get("INFRABOOK_BENCH_DIR") else []
+    )
+    for folder in (ROOT / "src", ROOT / "conf", DOCS / "_data", *records):
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(str(path.relative_to(ROOT)).encode())
+                digest.update(str(path.relative_to(folder.parent)).encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
