@@ -228,8 +228,9 @@ def fusion(
     timed["copy"] = partial(out["copy"].copy_, g)
     log.info("fusion: timing %s at [%d, %d] fp32, %d reps ...", ", ".join(timed), rows, cols, reps)
     threads_before = ne.set_num_threads(cores) if ne else None
+    flush_nbytes = flush_bytes()
     try:
-        flusher = CacheFlush(flush_bytes()) if flush else None
+        flusher = CacheFlush(flush_nbytes) if flush else None
         timings = time_interleaved(timed, warmup=warmup, reps=reps, before=flusher)
     finally:
         if ne:
@@ -239,9 +240,7 @@ def fusion(
         info[name]["allclose"] = bool(torch.allclose(out[name], ref, rtol=1e-5, atol=1e-6))
     results = FusionResults({n: FusionPath(*model[n], timings.get(n), **info[n]) for n in model})
     best, note = results.best, "best fused path: " + (results.best or "none measured")
-    flushed = (
-        f"caches flushed before every timed call by reading and writing {flush_bytes() // MiB}"
-    )
+    flushed = f"caches flushed before every timed call by reading and writing {flush_nbytes // MiB}"
     notes = "outputs preallocated (no page faults timed); GB/s = model bytes / median time"
     return Measured(
         results,

@@ -73,7 +73,7 @@ class Experiment:
         """
         kwargs = (self.quick if quick else self.full) | sizes
         started = time.perf_counter()
-        device = host.cpu_info()
+        device = None  # the host CPU's description, unless a GPU rig describes its device
         if self.device == "cuda":
             from infrabook.bench import gpu
 
@@ -81,13 +81,14 @@ class Experiment:
                 reason = gpu.unavailable_reason()
                 if reason:
                     log.info("%s: skipped, %s", self.name, reason)
-                    return Entry(self.name, "skipped", reason, provenance(device, quick=quick))
+                    prov = provenance(host.cpu_info(), quick=quick)
+                    return Entry(self.name, "skipped", reason, prov)
                 kwargs["rig"] = gpu.rig()
             device = kwargs["rig"].info
         call = inspect.signature(self.run).bind(**kwargs)
         call.apply_defaults()
         measured = self.run(**kwargs)
-        m, prov = measured, provenance(device, quick=quick)
+        m, prov = measured, provenance(device or host.cpu_info(), quick=quick)
         elapsed = round(time.perf_counter() - started, 3)
         params = {k: v for k, v in call.arguments.items() if k != "rig"} | m.params
         return Entry(self.name, "ok", None, prov, m.method, params, m.results, m.targets, elapsed)

@@ -37,12 +37,17 @@ def load(device: str = "cpu", *, folder: Folder = None) -> Record | None:
     return record.read(record.record_path(device, Path(folder) if folder else None))
 
 
+def _records(folder: Folder) -> dict[str, Record]:
+    """Every device's record, ``cpu`` first, each file read once."""
+    where = Path(folder) if folder else record.bench_dir()
+    paths = sorted(where.glob("*.json"), key=lambda p: (p.stem != "cpu", p.stem))
+    found = {p.stem: record.read(p) for p in paths} if where.is_dir() else {}
+    return {name: rec for name, rec in found.items() if rec is not None}
+
+
 def devices(*, folder: Folder = None) -> list[str]:
     """Devices that have a record, ``cpu`` first."""
-    where = Path(folder) if folder else record.bench_dir()
-    names = sorted(p.stem for p in where.glob("*.json")) if where.is_dir() else []
-    present = [n for n in names if record.read(where / f"{n}.json") is not None]
-    return sorted(present, key=lambda n: (n != "cpu", n))
+    return list(_records(folder))
 
 
 def _resolve(
@@ -57,9 +62,8 @@ def _resolve(
         rec = load(device, folder=folder)
         return device, rec.experiments.get(experiment) if rec else None
     found: tuple[str | None, Entry | None] = (None, None)
-    for name in devices(folder=folder):
-        rec = load(name, folder=folder)
-        entry = rec.experiments.get(experiment) if rec and name != "cpu" else None
+    for name, rec in _records(folder).items():
+        entry = rec.experiments.get(experiment) if name != "cpu" else None
         if entry is not None and (entry.status == "ok" or found[1] is None):
             found = (name, entry)
             if entry.status == "ok":
@@ -147,8 +151,8 @@ def targets(device: str | None = None, *, folder: Folder = None) -> Display:
     """Every target of ``conf/bench_targets.toml``: met, missed or not measured, and by how
     much, from one device's record or from all of them."""
     judged: dict[str, list[tuple[str, Any]]] = {}
-    for name in [device] if device is not None else devices(folder=folder):
-        rec = load(name, folder=folder)
+    read = {device: load(device, folder=folder)} if device is not None else _records(folder)
+    for name, rec in read.items():
         for exp in rec.experiments.values() if rec else ():
             for t in exp.targets:
                 judged.setdefault(t.id, []).append((name, t))

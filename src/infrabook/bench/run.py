@@ -56,14 +56,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = select(args.only)
     from infrabook.bench import gpu
 
-    gpu_device = None if gpu.unavailable_reason() else gpu.rig().info["slug"]
+    # one rig for every GPU experiment: describing the device queries the driver
+    rig = None if gpu.unavailable_reason() else gpu.rig()
+    gpu_device = rig.info["slug"] if rig else None
     out = args.out or record.bench_dir()
     log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "", out)
     written, failed = set(), []
     for name in names:
         log.info("%s: start", name)
         try:
-            entry = EXPERIMENTS[name](quick=args.quick)
+            sizes = {"rig": rig} if rig and name in GPU_EXPERIMENTS else {}
+            entry = EXPERIMENTS[name](quick=args.quick, **sizes)
         except Exception:
             failed.append(name)
             log.exception("%s: FAILED, record left as it was", name)
