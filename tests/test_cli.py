@@ -71,7 +71,6 @@ def test_defaults_are_the_articles_case(capsys):
         (["launches", "--runs", "-1"], "runs must be a positive integer, got -1"),
         (["buckets", "--rows", "4096"], "larger than the largest bucket (2048)"),
         (["buckets", "--buckets", ""], "expected comma-separated integers"),
-        (["crossover", "--strategy", "a:1:5", "--strategy", "b:2:5"], "never cross"),
         (["crossover", "--strategy", "a:1:5"], "at least two strategies"),
         (["crossover", "--strategy", "a:1:inf", "--strategy", "b:1:2"], "run_ms of 'a'"),
         (["frobnicate"], "invalid choice"),
@@ -85,6 +84,12 @@ def test_bad_input_is_one_line_and_exit_2(argv, needle, capsys):
     assert needle in err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+def test_parallel_strategies_never_cross_and_the_cheaper_one_wins(capsys):
+    assert main(["crossover", "--strategy", "a:1:5", "--strategy", "b:2:5"]) == 0
+    out = capsys.readouterr().out
+    assert "never (parallel)" in out and out.rstrip().endswith("a")
 
 
 def test_console_script_and_module_entry_point():

@@ -156,6 +156,8 @@ def test_regimes_agree_with_brute_force(params):
 def test_parallel_lines_have_no_crossover():
     with pytest.raises(ValueError, match=r"same run time .* never cross"):
         crossover(Line("a", 1, 5.0), Line("b", 2, 5.0))
+    lines = [Line("a", 1, 5.0), Line("b", 2, 5.0), Line("c", 0, 9.0)]
+    assert [c.runs for c in pairwise(lines)] == [None, 0.25, 0.5]
 
 
 def test_regimes_accept_parallel_lines():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 
 
 def check_positive_int(name: str, value: object) -> int:
@@ -23,6 +24,21 @@ def check_positive_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
+
+
+def check_sizes(name: str, values: object) -> tuple[int, ...]:
+    """Return ``values`` as a tuple if it is a non-empty sequence of positive integers.
+
+    >>> check_sizes("seq_lens", [1024, 8192])
+    (1024, 8192)
+    >>> check_sizes("seq_lens", [])
+    Traceback (most recent call last):
+    ...
+    ValueError: seq_lens must name at least one size, got []
+    """
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
+        raise ValueError(f"{name} must name at least one size, got {values!r}")
+    return tuple(check_positive_int(name, v) for v in values)
 
 
 def check_finite(name: str, value: object, *, positive: bool = False) -> float:

@@ -287,7 +287,8 @@ def _cmd_crossover(args: argparse.Namespace) -> Any:
     cross = pairwise(lines)
     regs = regimes(lines)
     text = text_table(
-        [("a", "b", "equal cost at r")] + [(c.a, c.b, f"{c.runs:.1f}") for c in cross]
+        [("a", "b", "equal cost at r")]
+        + [(c.a, c.b, "never (parallel)" if c.runs is None else f"{c.runs:.1f}") for c in cross]
     )
     text += "\n\n" + text_table(
         [("runs from", "to", "cheapest")]

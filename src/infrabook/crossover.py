@@ -74,11 +74,12 @@ def check_lines(lines: Sequence[Line]) -> tuple[Line, ...]:
 
 @dataclass(frozen=True)
 class Crossing:
-    """Where two strategies cost the same."""
+    """Where two strategies cost the same; ``runs`` is None for parallel lines (the same
+    run time), which never cross."""
 
     a: str
     b: str
-    runs: float
+    runs: float | None
 
 
 def pairwise(lines: Sequence[Line]) -> tuple[Crossing, ...]:
@@ -88,10 +89,12 @@ def pairwise(lines: Sequence[Line]) -> tuple[Crossing, ...]:
     ...       Line("specialised", 900, 6.8)]
     >>> [(c.a, c.b, round(c.runs)) for c in pairwise(ls)]
     [('generic', 'bucketed', 65), ('generic', 'specialised', 78), ('bucketed', 'specialised', 89)]
+    >>> pairwise([Line("a", 100, 17.0), Line("b", 400, 17.0)])[0].runs is None
+    True
     """
     checked = check_lines(lines)
     return tuple(
-        Crossing(a.name, b.name, crossover(a, b))
+        Crossing(a.name, b.name, None if a.run_ms == b.run_ms else crossover(a, b))
         for i, a in enumerate(checked)
         for b in checked[i + 1 :]
     )

@@ -297,7 +297,7 @@ def _crossings(lines: Sequence[Line]) -> list[Table]:
     pairs = tuple(
         (
             f"{c.a} ↔ {c.b}",
-            number_text(c.runs, ".1f") if math.isfinite(c.runs) else text("live.cell.never"),
+            text("live.cell.never") if c.runs is None else number_text(c.runs, ".1f"),
         )
         for c in pairwise(lines)
     )
@@ -341,7 +341,7 @@ def _recompute(v: dict[str, Any]) -> list[Table]:
         for c in pairwise([Line(c.strategy.label, c.strategy.prep_ms, c.time_ms) for c in costs])
     }
     crossings = text("word.list_sep").join(
-        f"{a}↔{b} " + (number_text(n, ".1f") if math.isfinite(n) else text("live.cell.never"))
+        f"{a}↔{b} " + (text("live.cell.never") if n is None else number_text(n, ".1f"))
         for (a, b), n in cross.items()
     )
     rows = (

@@ -9,10 +9,14 @@ from hypothesis import strategies as st
 
 from infrabook.bench import cpu, host
 from infrabook.bench.cpu import peak_bytes
-from infrabook.bench.dispatch import EAGER_OPS, FFN, count_runs
+from infrabook.bench.dispatch import FFN, count_runs
 from infrabook.bench.timing import Timing
 from infrabook.labels import text
 from infrabook.reference_attention import blockwise_attention, naive_attention
+
+# One eager FFN run: G = X Wg, U = X Wu, T = silu(G), Z = T * U, Y = Z Wd, X + Y.
+_MM = "aten.mm.default"
+EAGER_OPS = (_MM, _MM, "aten.silu.default", "aten.mul.Tensor", _MM, "aten.add.Tensor")
 
 
 @settings(max_examples=25, deadline=None)
@@ -128,7 +132,8 @@ def test_shapes_live_structure_without_prep():
         (lambda: cpu.fusion(rows=0), "rows must be a positive integer, got 0"),
         (lambda: cpu.shapes(scale=0, prep="none"), "scale must be a positive integer, got 0"),
         (lambda: cpu.shapes(rows=(4, 0)), "rows must be a positive integer, got 0"),
-        (lambda: cpu.shapes(rows=()), "rows must name at least one row count"),
+        (lambda: cpu.shapes(rows=()), "rows must name at least one size"),
+        (lambda: cpu.attention_memory(seq_lens=()), "seq_lens must name at least one size"),
         (lambda: cpu.shapes(prep="jit"), "prep must be 'none' or 'compile', got 'jit'"),
     ],
 )
@@ -145,22 +150,22 @@ def test_peak_estimate_counts_the_widest_vector_unit(monkeypatch, flags, per_cyc
     monkeypatch.setattr(
         host, "cpu_info", lambda: {"vector": flags, "mhz": 2000.0, "usable_cores": 3}
     )
-    peak = cpu._peak_estimate()
-    assert peak.gflop_s == pytest.approx(3 * 2.0 * per_cycle)
-    assert f"{per_cycle} fp32 FLOP/cycle" in peak.basis
+    gflop_s, basis = cpu._peak_estimate()
+    assert gflop_s == pytest.approx(3 * 2.0 * per_cycle)
+    assert f"{per_cycle} fp32 FLOP/cycle" in basis
 
 
 def test_peak_estimate_is_unknown_without_vector_flags(monkeypatch):
     monkeypatch.setattr(
         host, "cpu_info", lambda: {"vector": ["neon"], "mhz": 2000.0, "usable_cores": 3}
     )
-    assert cpu._peak_estimate() == cpu.Peak(None, "unknown (no AVX flags in /proc/cpuinfo)")
+    assert cpu._peak_estimate() == (None, "unknown (no AVX flags in /proc/cpuinfo)")
 
 
 def test_crossovers_from_measured_lines():
     prep = cpu.Prep(0.0, (100.0,), {"8": 400.0}, {})
     fast, slow = Timing(0.0124, 0.012, 0.013), Timing(0.017, 0.0165, 0.0175)
-    results = cpu.ShapesResults({}, {"generic": slow, "bucketed": fast}, cpu.Peak(None, ""), prep)
+    results = cpu.ShapesResults({}, {"generic": slow, "bucketed": fast}, None, prep)
     (((a, b), (runs, tie)),) = results.crossovers().items()
     assert (a, b, round(runs), tie) == ("generic", "bucketed", 65, False)
     assert results._meaning(a, b, runs, tie) == text(
@@ -169,16 +174,16 @@ def test_crossovers_from_measured_lines():
         runs="65.2",
         fast=text("bench.strategy.bucketed"),
     )
-    results = cpu.ShapesResults({}, {"generic": fast, "bucketed": slow}, cpu.Peak(None, ""), prep)
+    results = cpu.ShapesResults({}, {"generic": fast, "bucketed": slow}, None, prep)
     (((a, b), (runs, tie)),) = results.crossovers().items()
     assert results._meaning(a, b, runs, tie) == text(
         "bench.shapes.always", name=text("bench.strategy.generic")
     )
     overlapping = {"generic": Timing(0.017, 0.015, 0.021), "bucketed": Timing(0.02, 0.019, 0.022)}
-    results = cpu.ShapesResults({}, overlapping, cpu.Peak(None, ""), prep)
+    results = cpu.ShapesResults({}, overlapping, None, prep)
     assert (
         results.crossovers()["generic", "bucketed"][1] is True
     )  # no samples: the p20-p80 ranges overlap
-    same = cpu.ShapesResults({}, {"generic": fast, "bucketed": fast}, cpu.Peak(None, ""), prep)
+    same = cpu.ShapesResults({}, {"generic": fast, "bucketed": fast}, None, prep)
     assert same.crossovers()["generic", "bucketed"][0] is None
     assert same._meaning("generic", "bucketed", None, True) == text("bench.shapes.same_run")

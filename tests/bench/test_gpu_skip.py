@@ -112,13 +112,11 @@ def dry():
     info = {
         "kind": "cuda",
         "name": "NVIDIA H200",
-        "slug": "nvidia-h200",
         "driver": "dry",
         "sm_count": 2,
         "capability": "9.0",
         "memory_bytes": 1,
         "l2_bytes": 4096,
-        "cuda_runtime": None,
         "host_cpu": "dry",
     }
 
@@ -146,7 +144,7 @@ def test_gpu_experiments_dry_run(dry):
         gpu.gpu_persistent(rig=dry, shape=(16, 256)),  # 4 tiles of 1024
     ]
     for e in entries:
-        assert e.status == "ok" and e.provenance.device["slug"] == "nvidia-h200"
+        assert e.status == "ok" and e.provenance.device["name"] == "NVIDIA H200"
     swiglu, flash, graphs, persistent = entries
     assert swiglu.targets[0].id == "gpu_fused_swiglu_bandwidth"
     assert swiglu.results.spec_dram_tb_s == 4.8
@@ -162,7 +160,7 @@ def test_gpu_experiments_dry_run(dry):
     assert all(v.equal_to_per_tile for v in persistent.results.variants.values())
     for e in entries:
         record.merge("nvidia-h200", e)
-    assert report.devices() == ["nvidia-h200"]
+    assert list(report.records()) == ["nvidia-h200"]
     for name in GPU_EXPERIMENTS:
         shown = report.show(name)
         assert shown.tables and "NVIDIA H200" in shown.provenance
@@ -173,9 +171,7 @@ def test_gpu_experiments_dry_run(dry):
 
 
 def test_unprofiled_gpu_records_the_datasheet_as_unknown(dry):
-    rig = dataclasses.replace(
-        dry, info=dry.info | {"name": "NVIDIA H100 PCIe", "slug": "nvidia-h100-pcie"}
-    )
+    rig = dataclasses.replace(dry, info=dry.info | {"name": "NVIDIA H100 PCIe"})
     e = gpu.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
     assert e.results.spec_bf16_tflops is None
     assert e.results.datasheet.startswith("unknown")

@@ -23,7 +23,7 @@ TINY = {
         cpu.Dispatches(18, ("aten.mm.default",), {"aten.mm.default": 18}),
         cpu.Dispatches(15, ("aten.mm.default",), {"aten.mm.default": 15}),
     ),
-    "shapes": cpu.ShapesResults({"4": _T}, {"generic": _T, "bucketed": _T}, cpu.Peak(None, "x")),
+    "shapes": cpu.ShapesResults({"4": _T}, {"generic": _T, "bucketed": _T}, None),
     "fusion": cpu.FusionResults({"eager": cpu.FusionPath(8, False, _T, True)}),
 }
 
@@ -37,7 +37,7 @@ def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
         method="test",
         params={"marker": marker},
         results=TINY[name],
-        targets=(Target("t1", "a target", marker, 1.0, ">="),),
+        targets=(Target("cpu_fused_speedup", marker),),
     )
 
 
@@ -45,7 +45,7 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
     path = record.merge("cpu", fake_entry())
     assert path == bench_dir / "cpu.json"
     data = json.loads(path.read_text())
-    assert data["schema"] == record.SCHEMA == 4 and data["device"] == "cpu"
+    assert data["schema"] == record.SCHEMA == 5 and data["device"] == "cpu"
     e = data["experiments"]["launches"]
     assert set(e) == {
         "name",
@@ -64,21 +64,14 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
     assert {"torch", "triton", "numpy"} <= set(prov["versions"])
     assert {"commit", "dirty"} <= set(prov["git"])
     assert prov["device"]["kind"] == "cpu" and prov["device"]["usable_cores"] >= 1
-    assert set(e["targets"][0]) == {
-        "id",
-        "description",
-        "measured",
-        "threshold",
-        "comparison",
-        "unit",
-        "note",
-    }  # judged when read
+    assert e["targets"][0] == {"id": "cpu_fused_speedup", "measured": 1.0, "note": ""}
     assert e["results"]["eager"] == {
         "dispatches": 18,
         "ops_first_run": ["aten.mm.default"],
         "histogram": {"aten.mm.default": 18},
     }
-    assert record.read(path).experiments["launches"].targets[0].met is True
+    # judged when read, against conf/bench_targets.toml's 1.6x
+    assert record.read(path).experiments["launches"].targets[0].met is False
 
 
 def test_a_record_reads_back_equal_to_what_was_written(bench_dir):
@@ -102,11 +95,11 @@ def test_record_file_is_readable_by_others(bench_dir):
     assert path.stat().st_mode & 0o044 == 0o044
 
 
-def test_entries_refuse_a_bad_status_and_targets_a_bad_comparison():
+def test_entries_refuse_a_bad_status_and_targets_an_unknown_id():
     with pytest.raises(ValueError, match="status must be one of ok, skipped, failed, got 'great'"):
         fake_entry().__class__("launches", "great", None, fake_entry().provenance)
-    with pytest.raises(ValueError, match="comparison must be '>=' or '<=', got '=='"):
-        Target("t", "d", 1.0, 1.0, "==")
+    with pytest.raises(ValueError, match=r"unknown target 'cpu_speed': conf/bench_targets\.toml"):
+        Target("cpu_speed", 1.0)
 
 
 def test_failed_replace_leaves_the_earlier_file_intact(bench_dir, monkeypatch):
@@ -186,7 +179,7 @@ def _lost_field(text: str) -> str:
     [
         (lambda t: t[: len(t) // 2], "is not valid JSON"),
         (lambda t: "", "is not valid JSON"),
-        (_older, "schema 2, this version of infrabook reads schema 4"),
+        (_older, "schema 2, this version of infrabook reads schema 5"),
         (_edit, r"experiments.launches.results must be an object, got str"),
         (_bad_number, r"experiments.launches.results.eager.dispatches must be int, got '18'"),
         (_ok_without_results, "experiments.launches is ok but has no results"),

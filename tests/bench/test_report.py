@@ -27,10 +27,11 @@ def fixture_record(bench_dir):
     return bench_dir
 
 
-def test_devices_and_load(fixture_record):
-    assert report.devices() == ["cpu"]
+def test_records_and_load(fixture_record):
+    assert list(report.records()) == ["cpu"]
     rec = report.load("cpu")
-    assert set(rec["experiments"]) == {"fusion", "attention_memory", "launches", "shapes"}
+    assert rec == report.records()["cpu"]
+    assert set(rec.experiments) == {"fusion", "attention_memory", "launches", "shapes"}
     assert report.load("nvidia-h200") is None
 
 
@@ -58,13 +59,11 @@ def test_results_are_read_back_typed(fixture_record):
     assert report.results("fusion") == report.entry("fusion").results
 
 
-def test_pages_index_entries_like_the_json(fixture_record):
+def test_entries_carry_params_provenance_and_targets(fixture_record):
     e = report.entry("shapes")
-    assert e["params"]["k"] == 16 and e["provenance"]["quick"] is True
-    (target,) = report.entry("attention_memory")["targets"]
-    assert target["comparison"] == "<=" and target["met"] is None
-    with pytest.raises(KeyError, match="nope"):
-        e["nope"]
+    assert e.params["k"] == 16 and e.provenance.quick is True
+    (target,) = report.entry("attention_memory").targets
+    assert target.id == "blockwise_peak_8192" and target.met is None
 
 
 def test_targets_table(fixture_record):
@@ -100,7 +99,7 @@ def test_figures(fixture_record):
 
 
 def test_missing_record_is_one_short_note(bench_dir):
-    assert report.devices() == []
+    assert report.records() == {}
     for name, exp in EXPERIMENTS.items():
         d = report.show(name)
         assert d.message == (report.NO_GPU_RECORD if exp.device == "cuda" else report.NOT_MEASURED)
@@ -120,5 +119,5 @@ def test_unknown_experiment_is_an_error(bench_dir):
 def test_folder_from_environment(bench_dir, monkeypatch, tmp_path):
     record.merge("cpu", cpu.launches(rows=2, d_model=8, d_ff=16))
     monkeypatch.setenv("INFRABOOK_BENCH_DIR", str(tmp_path / "elsewhere"))
-    assert report.devices() == []
-    assert report.devices(folder=bench_dir) == ["cpu"]
+    assert report.records() == {}
+    assert list(report.records(folder=bench_dir)) == ["cpu"]

@@ -26,9 +26,9 @@ from infrabook.bench import host
 from infrabook.bench.dispatch import FFN, count_runs
 from infrabook.bench.experiment import Measured, experiment, log, table
 from infrabook.bench.record import Results, Target
-from infrabook.bench.timing import CacheFlush, Timing, time_interleaved
-from infrabook.checks import check_positive_int
-from infrabook.crossover import Line, crossover
+from infrabook.bench.timing import Timing, cache_flush, time_interleaved
+from infrabook.checks import check_positive_int, check_sizes
+from infrabook.crossover import Line, pairwise
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
 from infrabook.labels import text
@@ -41,11 +41,6 @@ from infrabook.units import MiB
 NUMEXPR_EXPR = "g / (1 + exp(-g)) * u"
 
 _CHAIN = config.scenarios()["ffn_chain"]
-
-
-def flush_bytes() -> int:
-    """Bytes read and written to evict the caches: twice the last-level cache, at least 64 MiB."""
-    return max(2 * (host.llc_bytes() or 0), 64 * MiB)
 
 
 def _method(warmup: int, reps: int, flush: str, notes: str) -> str:
@@ -194,11 +189,9 @@ def fusion(
     GPU's caching allocator would: a fresh large CPU allocation costs page faults that are
     no part of either plan's traffic. GB/s is bytes from the dataflow model over time.
     """
-    check_positive_int("rows", rows)
-    check_positive_int("cols", cols)
+    graph = activation_chain(rows, cols, "fp32")  # checks the sizes
     cores, gen = host.usable_cores(), torch.Generator().manual_seed(0)
     g, u = (torch.randn(rows, cols, generator=gen) for _ in range(2))
-    graph = activation_chain(rows, cols, "fp32")
     unfused_b, fused_b = (account(graph, plan(graph)).traffic for plan in (unfused, fully_fused))
     copy_b = 2 * g.numel() * g.element_size()  # read and written: the bandwidth reference
     model: dict[str, tuple[int, bool | None]] = {"eager": (unfused_b, False)}
@@ -228,9 +221,9 @@ def fusion(
     timed["copy"] = partial(out["copy"].copy_, g)
     log.info("fusion: timing %s at [%d, %d] fp32, %d reps ...", ", ".join(timed), rows, cols, reps)
     threads_before = ne.set_num_threads(cores) if ne else None
-    flush_nbytes = flush_bytes()
+    flush_nbytes = max(2 * (host.llc_bytes() or 0), 64 * MiB)  # what evicts the caches
     try:
-        flusher = CacheFlush(flush_nbytes) if flush else None
+        flusher = cache_flush(flush_nbytes) if flush else None
         timings = time_interleaved(timed, warmup=warmup, reps=reps, before=flusher)
     finally:
         if ne:
@@ -239,7 +232,9 @@ def fusion(
     for name in set(timings) - {"copy"}:
         info[name]["allclose"] = bool(torch.allclose(out[name], ref, rtol=1e-5, atol=1e-6))
     results = FusionResults({n: FusionPath(*model[n], timings.get(n), **info[n]) for n in model})
-    best, note = results.best, "best fused path: " + (results.best or "none measured")
+    best, note = results.best, f"best fused path: {results.best or 'none measured'}"
+    measured = (results.speedup(best), results.pct_copy(best)) if best else (None, None)
+    ids = ("cpu_fused_speedup", "cpu_fused_bandwidth")
     flushed = f"caches flushed before every timed call by reading and writing {flush_nbytes // MiB}"
     notes = "outputs preallocated (no page faults timed); GB/s = model bytes / median time"
     return Measured(
@@ -250,12 +245,7 @@ def fusion(
             f"{flushed} MiB (2x LLC, at least 64 MiB)" if flush else "no cache flush",
             f"{notes}; copy GB/s = (read + written) / time",
         ),
-        (
-            Target.configured("cpu_fused_speedup", results.speedup(best) if best else None, note),
-            Target.configured(
-                "cpu_fused_bandwidth", results.pct_copy(best) if best else None, note
-            ),
-        ),
+        tuple(Target(i, m, note) for i, m in zip(ids, measured, strict=True)),
         {"dtype": "fp32", "threads": cores, "torch_threads": torch.get_num_threads()}
         | {"tensor_mib": g.numel() * g.element_size() / MiB},
     )
@@ -275,8 +265,6 @@ class AttentionRow:
     blockwise_peak_bytes: int
     allclose: bool
     max_abs_diff: float
-    naive_s: float
-    blockwise_s: float
 
     @property
     def ratio(self) -> float:
@@ -328,23 +316,18 @@ def attention_memory(
     conf = config.scenarios()["attention"]
     bq = conf["block_q"] if block_q is None else check_positive_int("block_q", block_q)
     bk = conf["block_k"] if block_k is None else check_positive_int("block_k", block_k)
-    rng = np.random.default_rng(0)
-    per_len = []
-    for n in seq_lens:
+    rng, per_len = np.random.default_rng(0), []
+    for n in check_sizes("seq_lens", seq_lens):
         log.info("attention_memory: L=%d, d=%d: naive, then blockwise ...", n, head_dim)
         q, k, v = rng.standard_normal((3, n, head_dim), dtype=np.float32)
         sizes = attention_sizes(n, head_dim, "fp32", "fp32")
         tile_bytes = (bq * bk + 2 * bq * head_dim) * 4  # a tile's scores, two query-tile buffers
         model = (2 * sizes.score_bytes + sizes.qkvo_bytes, sizes.qkvo_bytes + tile_bytes)
-        t0 = time.perf_counter()
         o_naive, naive_peak = peak_bytes(naive_attention, q, k, v)
-        t1 = time.perf_counter()
         o_block, block_peak = peak_bytes(blockwise_attention, q, k, v, bq, bk)
-        t2 = time.perf_counter()
         close = bool(np.allclose(o_block, o_naive, rtol=1e-4, atol=1e-5))
         diff = float(np.max(np.abs(o_block - o_naive)))
-        row = AttentionRow(n, *model, naive_peak, block_peak, close, diff, t1 - t0, t2 - t1)
-        per_len.append(row)
+        per_len.append(AttentionRow(n, *model, naive_peak, block_peak, close, diff))
     return Measured(
         AttentionResults(tuple(per_len)),
         "peak of one call measured with tracemalloc above what was allocated before it "
@@ -411,14 +394,6 @@ def launches(
 # ------------------------------------------------------------------------------- shapes
 
 
-@dataclass(frozen=True)
-class Peak:
-    """An estimated fp32 peak of the usable cores, and how it was estimated."""
-
-    gflop_s: float | None
-    basis: str
-
-
 #: fp32 FLOP per cycle and core of the widest vector unit the flags show, widest first.
 #: Some AVX-512 parts have one FMA pipe, and boost clocks differ from the MHz listed.
 _VECTOR_UNITS = (
@@ -428,18 +403,17 @@ _VECTOR_UNITS = (
 )
 
 
-def _peak_estimate() -> Peak:
-    """fp32 peak of the usable cores from /proc/cpuinfo: cores x MHz x FLOP per cycle."""
+def _peak_estimate() -> tuple[float | None, str]:
+    """fp32 GFLOP/s of the usable cores from /proc/cpuinfo (cores x MHz x FLOP per cycle),
+    and how it was estimated."""
     info = host.cpu_info()
     unit = next((u for u in _VECTOR_UNITS if u[0] <= set(info["vector"])), None)
     if unit is None or not info["mhz"]:
-        return Peak(
-            None, f"unknown (no {'AVX flags' if unit is None else 'clock'} in /proc/cpuinfo)"
-        )
+        return None, f"unknown (no {'AVX flags' if unit is None else 'clock'} in /proc/cpuinfo)"
     _, per_cycle, pipes = unit
     cores, mhz = info["usable_cores"], info["mhz"]
     basis = f"{cores} cores x {mhz:.0f} MHz x {per_cycle} fp32 FLOP/cycle ({pipes}; an estimate)"
-    return Peak(cores * mhz / 1e3 * per_cycle, basis)
+    return cores * mhz / 1e3 * per_cycle, basis
 
 
 @dataclass(frozen=True)
@@ -465,7 +439,7 @@ class ShapesResults(Results):
 
     sweep: dict[str, Timing]
     groups: dict[str, Timing]
-    est_peak: Peak
+    est_peak_gflop_s: float | None
     prep: Prep | None = None
 
     def rates(self, params: dict[str, Any]) -> dict[int, float]:
@@ -479,18 +453,12 @@ class ShapesResults(Results):
         if self.prep is None:
             return {}
         lines = [Line(n, self.prep.total_ms(n), t.ms) for n, t in self.groups.items()]
-        return {
-            (a.name, b.name): (
-                None if a.run_ms == b.run_ms else crossover(a, b),
-                self.groups[a.name].ties(self.groups[b.name]),
-            )
-            for i, a in enumerate(lines)
-            for b in lines[i + 1 :]
-        }
+        ties = self.groups
+        return {(c.a, c.b): (c.runs, ties[c.a].ties(ties[c.b])) for c in pairwise(lines)}
 
     def tables(self, params: dict[str, Any]) -> list[Table]:
         """The sweep, the group by strategy and, with preparation, the crossovers."""
-        rates, peak, calls = self.rates(params), self.est_peak.gflop_s, params["calls"]
+        rates, peak, calls = self.rates(params), self.est_peak_gflop_s, params["calls"]
         best = max(rates.values())
         sweep = (
             (r, self.sweep[str(r)].ms, rate, 100 * rate / best, 100 * rate / peak if peak else None)
@@ -570,12 +538,9 @@ def shapes(
     """
     if prep not in ("none", "compile"):
         raise ValueError(f"prep must be 'none' or 'compile', got {prep!r}")
+    rows = check_sizes("rows", rows)
     for name, size in (("k", k), ("n", n), ("scale", scale)):
         check_positive_int(name, size)
-    if not rows:
-        raise ValueError("rows must name at least one row count for the sweep, got none")
-    for r in rows:
-        check_positive_int("rows", r)
     gen = torch.Generator().manual_seed(0)
     w = torch.randn(k, n, generator=gen) / math.sqrt(k)
 
@@ -595,13 +560,18 @@ def shapes(
         return x @ w
 
     fns: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {"generic": mm, "bucketed": mm}
-    measured_prep, compile_error = None, None
+    measured_prep, prep_text = None, "no preparation measured (prep='none')"
     if prep == "compile":
         log.info("shapes: measuring preparation (torch.compile per prepared shape, caches off)")
         try:
             measured_prep, fns = _compile_prep(mm, calls, buckets, inputs, padded)
+            prep_text = (
+                "prep = first-call time of torch.compile with caches disabled: 1 dynamic graph "
+                "(generic), 1 static graph per bucket (bucketed), 1 per distinct shape "
+                "(specialised); runs use those graphs"
+            )
         except Exception as err:  # e.g. no C++ compiler: say so, run eager
-            compile_error = _first_line(err)
+            prep_text = f"torch.compile failed ({_first_line(err)}): eager runs, no prep measured"
 
     # Everything but the work itself is looked up before timing: each call's input and, for
     # bucketed, its bucket's buffer and the rows it is copied into. The timed loops then
@@ -627,30 +597,14 @@ def shapes(
         group_fns["specialised"] = over_calls(fns["specialised"])
     log.info("shapes: timing the %d-call group: %s ...", len(sequence), ", ".join(group_fns))
     group_t = time_interleaved(group_fns, warmup=warmup, reps=reps)
-    peak = _peak_estimate()
-    prep_text = (
-        "prep = first-call time of torch.compile with caches disabled: 1 dynamic graph "
-        "(generic), 1 static graph per bucket (bucketed), 1 per distinct shape (specialised); "
-        "runs use those graphs"
-        if prep == "compile"
-        else "no preparation measured (prep='none')"
-    )
-    if compile_error:
-        prep_text = f"torch.compile failed ({compile_error}): eager runs, no prep measured"
+    peak, peak_basis = _peak_estimate()
+    flush = "no cache flush (weights stay cached, as in a serving loop)"
+    method = _method(warmup, reps, flush, f"{prep_text}; fp32 peak estimate: {peak_basis}")
+    params = {"dtype": "fp32", "calls": calls, "buckets": buckets}
     return Measured(
         ShapesResults(sweep_t, group_t, peak, measured_prep),
-        _method(
-            warmup,
-            reps,
-            "no cache flush (weights stay cached, as in a serving loop)",
-            f"{prep_text}; fp32 peak estimate: {peak.basis}",
-        ),
-        params={
-            "dtype": "fp32",
-            "calls": calls,
-            "buckets": buckets,
-            "threads": torch.get_num_threads(),
-        },
+        method,
+        params=params | {"threads": torch.get_num_threads()},
     )
 
 

@@ -20,10 +20,6 @@ from torch.utils._python_dispatch import TorchDispatchMode
 #: The fused op's namespace; not ``infrabook``, whose kernels :mod:`infrabook.kernels` registers.
 NAMESPACE = "infrabook_bench"
 
-#: The six operators of one eager FFN run, in order, as the counter names them.
-_MM = "aten.mm.default"
-EAGER_OPS = (_MM, _MM, "aten.silu.default", "aten.mul.Tensor", _MM, "aten.add.Tensor")
-
 
 class DispatchCounter(TorchDispatchMode):
     """Records the name of every operator dispatched while it is active.

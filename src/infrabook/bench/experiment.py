@@ -1,11 +1,8 @@
 """The experiment decorator: one declaration per experiment, with its sizes and results type.
 
-``@experiment(name, device, results, full=..., quick=...)`` turns a function that measures
-and returns :class:`Measured` into an :class:`Experiment`. Calling it picks the full or the
-quick sizes (keyword arguments override either), checks that the device is there (a GPU
-experiment without CUDA returns a *skipped* entry saying why), times the run and wraps the
-result in an :class:`~infrabook.bench.record.Entry`: its parameters are the call's
-arguments, defaults included, with what the function adds.
+Calling an :class:`Experiment` runs it and wraps what it measured in an
+:class:`~infrabook.bench.record.Entry` whose parameters are the call's arguments, defaults
+included, with what the function adds.
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ from infrabook.attention_sizes import attention_flop
 from infrabook.bench import host
 from infrabook.bench.dispatch import FFN
 from infrabook.bench.experiment import Measured, experiment, log, table
-from infrabook.bench.record import Results, Target, slug
+from infrabook.bench.record import Results, Target
 from infrabook.bench.timing import Timing
-from infrabook.checks import check_positive_int
+from infrabook.checks import check_positive_int, check_sizes
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
 from infrabook.labels import text
@@ -81,18 +81,16 @@ def _driver_version() -> str | None:
 
 
 def gpu_info(index: int = 0) -> dict[str, Any]:
-    """Name, slug, driver, SM count, memory and L2 of the current GPU."""
+    """Name, driver, SM count, memory and L2 of the current GPU."""
     props = torch.cuda.get_device_properties(index)
     return {
         "kind": "cuda",
         "name": props.name,
-        "slug": slug(props.name),
         "driver": _driver_version(),
         "sm_count": props.multi_processor_count,
         "capability": f"{props.major}.{props.minor}",
         "memory_bytes": props.total_memory,
         "l2_bytes": getattr(props, "L2_cache_size", None),
-        "cuda_runtime": torch.version.cuda,
         "host_cpu": host.cpu_info()["name"],
     }
 
@@ -326,7 +324,7 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
         "'unflushed' = do_bench_cudagraph: a CUDA graph of back-to-back calls, nothing "
         f"flushed; copy bandwidth = (read + written) / time of a {nbytes // MiB} MiB "
         "device copy, flushed",
-        (Target.configured("gpu_fused_swiglu_bandwidth", fused_pct),),
+        (Target("gpu_fused_swiglu_bandwidth", fused_pct),),
         {"dtype": "bf16"},
     )
 
@@ -396,12 +394,10 @@ def gpu_flash(
     """
     from infrabook.kernels import flash_attention
 
-    if not seq_lens:
-        raise ValueError("seq_lens must name at least one sequence length, got none")
     sdpa: Callable[..., torch.Tensor] = torch.nn.functional.scaled_dot_product_attention
     flash: Callable[..., Any] = flash_attention
     per_len = []
-    for n in seq_lens:
+    for n in check_sizes("seq_lens", seq_lens):
         batch = max(1, tokens // n)
         log.info("gpu_flash: L=%d, batch=%d, heads=%d, d=%d ...", n, batch, heads, head_dim)
         q, k, v = _bf16(rig, batch, heads, n, head_dim, n=3)

@@ -28,7 +28,7 @@ from infrabook.bench import host
 from infrabook.serialise import from_jsonable, jsonable
 from infrabook.tables import Table
 
-SCHEMA = 4
+SCHEMA = 5
 STATUSES = ("ok", "skipped", "failed")
 
 
@@ -43,15 +43,6 @@ class RecordError(ValueError):
         self.path = path
 
 
-class _Fields:
-    """Read access by field name (``entry["params"]``), as the pages index the JSON."""
-
-    def __getitem__(self, key: str) -> Any:
-        if not isinstance(key, str) or key.startswith("_") or not hasattr(self, key):
-            raise KeyError(key)
-        return getattr(self, key)
-
-
 class Results:
     """What an experiment measured: a frozen dataclass of this kind per experiment, whose
     methods and properties derive what pages quote; ``params`` are the entry's."""
@@ -62,7 +53,7 @@ class Results:
 
 
 @dataclass(frozen=True)
-class Provenance(_Fields):
+class Provenance:
     """Where, with what and when an experiment ran; ``note`` says what happened since."""
 
     device: dict[str, Any]
@@ -75,57 +66,50 @@ class Provenance(_Fields):
 
 
 @dataclass(frozen=True)
-class Target(_Fields):
-    """A target of ``conf/bench_targets.toml`` and what was measured; judged when read.
+class Target:
+    """What was measured for a target of ``conf/bench_targets.toml``, judged when read
+    against the threshold there.
 
-    >>> t = Target("x", "speed", 1.2, 1.6, ">=", "x")
-    >>> t.met, round(t.margin, 2), Target("y", "peak", None, 0.05, "<=").met
+    >>> t = Target("cpu_fused_speedup", 1.2)
+    >>> t.met, round(t.margin, 2), Target("cpu_fused_speedup", None).met
     (False, -0.4, None)
     """
 
     id: str
-    description: str
     measured: float | None
-    threshold: float
-    comparison: str
-    unit: str = ""
     note: str = ""
 
     def __post_init__(self) -> None:
-        if self.comparison not in (">=", "<="):
-            raise ValueError(f"comparison must be '>=' or '<=', got {self.comparison!r}")
+        if self.id not in config.bench_targets():
+            known = ", ".join(config.bench_targets())
+            raise ValueError(f"unknown target {self.id!r}: conf/bench_targets.toml has {known}")
         if self.measured is not None and not math.isfinite(self.measured):
             object.__setattr__(self, "measured", None)
-
-    @classmethod
-    def configured(cls, id: str, measured: float | None, note: str = "") -> Target:
-        """The target ``id`` of ``conf/bench_targets.toml`` with what was measured."""
-        t = config.bench_targets()[id]
-        return cls(id, t["description"], measured, t["threshold"], t["comparison"], t["unit"], note)
 
     @classmethod
     def at_seq_len(cls, id: str, rows: Sequence[Any], measure: Callable[[Any], float]) -> Target:
         """The target ``id`` judged on the row whose ``seq_len`` is the target's."""
         want = config.bench_targets()[id]["seq_len"]
         row = next((r for r in rows if r.seq_len == want), None)
-        if row is None:
-            return cls.configured(id, None, f"L={want} not measured in this run")
-        return cls.configured(id, measure(row))
+        return cls(id, measure(row)) if row else cls(id, None, f"L={want} not measured in this run")
 
     @property
     def met(self) -> bool | None:
         """Whether the target was met; None when nothing was measured."""
-        m, t = self.measured, self.threshold
-        return None if m is None else (m >= t if self.comparison == ">=" else m <= t)
+        m, goal = self.measured, config.bench_targets()[self.id]
+        if m is None:
+            return None
+        return m >= goal["threshold"] if goal["comparison"] == ">=" else m <= goal["threshold"]
 
     @property
     def margin(self) -> float | None:
         """Measured minus threshold."""
-        return None if self.measured is None else self.measured - self.threshold
+        goal = config.bench_targets()[self.id]
+        return None if self.measured is None else self.measured - goal["threshold"]
 
 
 @dataclass(frozen=True)
-class Entry(_Fields):
+class Entry:
     """One experiment as measured (or why it was not): its call's parameters, a summary of
     the method, the typed results and the targets."""
 
@@ -157,7 +141,7 @@ class Entry(_Fields):
 
 
 @dataclass(frozen=True)
-class Record(_Fields):
+class Record:
     """A device's record: its entries, in suite order."""
 
     device: str
@@ -169,10 +153,10 @@ class Record(_Fields):
 def from_json(data: Any) -> Record:
     """A :class:`Record` from parsed JSON; ``ValueError`` saying which field is wrong.
 
-    >>> from_json({"schema": 3})
+    >>> from_json({"schema": 4})
     Traceback (most recent call last):
     ...
-    ValueError: schema 3, this version of infrabook reads schema 4
+    ValueError: schema 4, this version of infrabook reads schema 5
     """
     from infrabook.bench.registry import EXPERIMENTS
 

@@ -1,13 +1,10 @@
 """What the pages call to show the committed measurements.
 
-``show`` returns what Jupyter (and MyST-NB) displays as the experiment's tables, rendered
-like every other table of the book, with one provenance line under them, or a short note
-where the record or the experiment is missing. ``results`` returns the typed results, whose
-methods give the numbers the prose quotes; ``entry`` the whole entry; ``figure`` a measured
-curve (:mod:`infrabook.plots.measured`). A record that cannot be read raises
-:class:`~infrabook.bench.record.RecordError` naming the file and why (``show`` displays it).
-``device=None`` reads ``cpu`` for the CPU experiments and, for the GPU ones, the first GPU
-record that has them; ``folder`` overrides where records are read.
+``show`` displays an experiment's tables with one provenance line, or a note saying why
+there are none; ``results`` gives its typed results, ``entry`` the whole entry and ``figure``
+its measured curve. ``device=None`` reads ``cpu`` for a CPU experiment and the first GPU
+record that has a GPU one; ``folder`` overrides where records are read. An unreadable record
+raises :class:`~infrabook.bench.record.RecordError` naming the file (``show`` displays it).
 """
 
 from __future__ import annotations
@@ -37,17 +34,12 @@ def load(device: str = "cpu", *, folder: Folder = None) -> Record | None:
     return record.read(record.record_path(device, Path(folder) if folder else None))
 
 
-def _records(folder: Folder) -> dict[str, Record]:
-    """Every device's record, ``cpu`` first, each file read once."""
+def records(*, folder: Folder = None) -> dict[str, Record]:
+    """Every device's record by device, ``cpu`` first."""
     where = Path(folder) if folder else record.bench_dir()
     paths = sorted(where.glob("*.json"), key=lambda p: (p.stem != "cpu", p.stem))
     found = {p.stem: record.read(p) for p in paths} if where.is_dir() else {}
     return {name: rec for name, rec in found.items() if rec is not None}
-
-
-def devices(*, folder: Folder = None) -> list[str]:
-    """Devices that have a record, ``cpu`` first."""
-    return list(_records(folder))
 
 
 def _resolve(
@@ -61,14 +53,12 @@ def _resolve(
     if device is not None:
         rec = load(device, folder=folder)
         return device, rec.experiments.get(experiment) if rec else None
-    found: tuple[str | None, Entry | None] = (None, None)
-    for name, rec in _records(folder).items():
-        entry = rec.experiments.get(experiment) if name != "cpu" else None
-        if entry is not None and (entry.status == "ok" or found[1] is None):
-            found = (name, entry)
-            if entry.status == "ok":
-                break
-    return found
+    found = [
+        (name, rec.experiments[experiment])
+        for name, rec in records(folder=folder).items()
+        if name != "cpu" and experiment in rec.experiments
+    ]
+    return next((f for f in found if f[1].status == "ok"), found[0] if found else (None, None))
 
 
 def provenance_line(entry: Entry) -> str:
@@ -151,7 +141,7 @@ def targets(device: str | None = None, *, folder: Folder = None) -> Display:
     """Every target of ``conf/bench_targets.toml``: met, missed or not measured, and by how
     much, from one device's record or from all of them."""
     judged: dict[str, list[tuple[str, Any]]] = {}
-    read = {device: load(device, folder=folder)} if device is not None else _records(folder)
+    read = {device: load(device, folder=folder)} if device is not None else records(folder=folder)
     for name, rec in read.items():
         for exp in rec.experiments.values() if rec else ():
             for t in exp.targets:

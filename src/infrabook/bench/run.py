@@ -58,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # one rig for every GPU experiment: describing the device queries the driver
     rig = None if gpu.unavailable_reason() else gpu.rig()
-    gpu_device = rig.info["slug"] if rig else None
+    gpu_device = record.slug(rig.info["name"]) if rig else None
     out = args.out or record.bench_dir()
     log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "", out)
     written, failed = set(), []

@@ -10,25 +10,26 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
+
+from infrabook.checks import check_positive_int
 
 
 @dataclass(frozen=True)
 class Timing:
     """One timed measurement as a record stores it, in seconds. GPU timers report only the
-    quantiles; the CPU's also give the fastest repetition, their count and the samples.
+    quantiles; the CPU's also keep the samples.
 
     >>> t = Timing.of((0.003, 0.001, 0.002, 0.010, 0.002))
-    >>> t.median_s, t.n, round(t.p20_s, 4), round(t.p80_s, 4), t.spread_ms
+    >>> t.median_s, len(t.samples_s), round(t.p20_s, 4), round(t.p80_s, 4), t.spread_ms
     (0.002, 5, 0.0018, 0.0044, '1.80–4.40')
     """
 
     median_s: float
     p20_s: float
     p80_s: float
-    min_s: float | None = None
-    n: int | None = None
     samples_s: tuple[float, ...] = ()
 
     @classmethod
@@ -38,7 +39,7 @@ class Timing:
             raise ValueError("a timing needs at least one sample")
         p20, p80 = (float(np.percentile(samples, q)) for q in (20, 80))
         kept = tuple(float(f"{s:.6g}") for s in samples)
-        return cls(float(np.median(samples)), p20, p80, float(min(samples)), len(samples), kept)
+        return cls(float(np.median(samples)), p20, p80, kept)
 
     @property
     def ms(self) -> float:
@@ -113,19 +114,12 @@ def time_interleaved(
     return {name: Timing.of(s) for name, s in samples.items()}
 
 
-class CacheFlush:
-    """Evicts the CPU caches by reading and writing a buffer larger than the last level.
+def cache_flush(nbytes: int) -> Callable[[], object]:
+    """A call that evicts the CPU caches by reading and writing ``nbytes`` (give more than
+    the last level holds).
 
-    >>> f = CacheFlush(1 << 20)
-    >>> f(); f.nbytes
+    >>> cache_flush(1 << 20)().nbytes
     1048576
     """
-
-    def __init__(self, nbytes: int) -> None:
-        if nbytes < 1:
-            raise ValueError(f"nbytes must be positive, got {nbytes}")
-        self.nbytes = int(nbytes)
-        self._buf = np.ones(self.nbytes // 8, dtype=np.float64)
-
-    def __call__(self) -> None:
-        self._buf += 1.0
+    buf = np.ones(check_positive_int("nbytes", nbytes) // 8)
+    return partial(np.add, buf, 1.0, out=buf)

@@ -207,7 +207,7 @@ def crossover_figure(
             ),
         )
     for c in pairwise(lines):
-        if 0 < c.runs <= r_max:
+        if c.runs is not None and 0 < c.runs <= r_max:
             a = next(line for line in lines if line.name == c.a)
             y = a.total_ms(c.runs)
             ax.plot([c.runs], [y], "o", color=INK, ms=5, zorder=5)
