@@ -183,7 +183,6 @@ SCHEMAS: dict[str, Schema] = {
             {
                 "id": NAME,
                 "experiment": NAME,
-                "description": NAME,
                 "threshold": NUMBER,
                 "comparison": one_of(">=", "<="),
                 "unit": STRING,

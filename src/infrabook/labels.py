@@ -210,6 +210,26 @@ _LABELS: dict[str, tuple[str, str]] = {
     "bench.missed": ("未达到", "missed"),
     "bench.unmeasured": ("未测量", "not measured"),
     "bench.targets.title": ("基准目标", "Benchmark targets"),
+    "bench.target.cpu_fused_speedup": (
+        "CPU：最快的融合路径相对分开执行（eager）的加速比",
+        "CPU: the fastest fused path's speed-up over unfused eager",
+    ),
+    "bench.target.cpu_fused_bandwidth": (
+        "CPU：最快的融合路径的有效带宽，占实测拷贝带宽的百分比",
+        "CPU: the fastest fused path's effective bandwidth as % of the measured copy",
+    ),
+    "bench.target.blockwise_peak_8192": (
+        "L=8192 时分块注意力的内存峰值，占朴素实现的百分比",
+        "blockwise attention's peak memory at L=8192 as % of naive",
+    ),
+    "bench.target.gpu_fused_swiglu_bandwidth": (
+        "GPU：融合 SwiGLU（冲 L2，原文形状）的带宽，占实测拷贝带宽的百分比",
+        "GPU: fused SwiGLU (L2 flushed, the article's shape) as % of the measured copy bandwidth",
+    ),
+    "bench.target.gpu_flash_vs_sdpa_8192": (
+        "GPU：L=8192、d=128、bf16 时 Triton FlashAttention 与 SDPA 的吞吐之比",
+        "GPU: Triton FlashAttention / SDPA throughput at L=8192, d=128, bf16",
+    ),
     "bench.prov.measured": ("测量于 {where}", "Measured on {where}"),
     "bench.prov.cpu": ("{name}，{cores} 核", "{name}, {cores} cores"),
     "bench.prov.gpu": (

@@ -12,5 +12,5 @@ def bench_dir(tmp_path, monkeypatch):
     """Records go to a fresh folder; the CPU-load sampling (a sleep) is skipped."""
     folder = tmp_path / "bench"
     monkeypatch.setenv("INFRABOOK_BENCH_DIR", str(folder))
-    monkeypatch.setattr(host, "cpu_busy", lambda interval: 0.0)
+    monkeypatch.setattr(host.psutil, "cpu_percent", lambda interval: 0.0)
     return folder

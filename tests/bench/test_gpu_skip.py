@@ -10,6 +10,7 @@ import torch
 from infrabook.bench import gpu, record, report, run
 from infrabook.bench.registry import GPU_EXPERIMENTS, get
 from infrabook.bench.timing import Timing
+from infrabook.labels import text
 
 
 @pytest.fixture
@@ -30,7 +31,7 @@ def test_suite_records_gpu_skips_in_the_cpu_record(no_cuda, bench_dir):
     assert all(e.reason == "no CUDA device" for e in data.experiments.values())
     # the CPU record says why; the book still reports the GPU experiment as not measured
     assert "no CUDA device" in report.show("gpu_flash", device="cpu").message
-    assert report.show("gpu_flash").message == report.NO_GPU_RECORD
+    assert report.show("gpu_flash").message == text("bench.no_gpu_record")
     with pytest.raises(LookupError, match="gpu_flash on any GPU: not measured"):
         report.results("gpu_flash")
 

@@ -69,7 +69,8 @@ def test_entries_carry_params_provenance_and_targets(fixture_record):
 def test_targets_table(fixture_record):
     rows = report.targets("cpu").tables[0].rows
     # every configured target appears once, measured or not
-    assert [r[2] for r in rows] == [t["description"] for t in config.bench_targets().values()]
+    words = [text(f"bench.target.{i}") for i in config.bench_targets()]
+    assert [r[2] for r in rows] == words and all(w.strip() for w in words)
     by_experiment = {r[1]: r for r in rows}  # by title, never the raw experiment id
     by_experiment = {
         name: by_experiment[get(name).title]
@@ -85,7 +86,7 @@ def test_targets_table(fixture_record):
 def test_a_skipped_gpu_note_in_the_cpu_record_is_not_a_measurement(bench_dir):
     prov = record.provenance(host.cpu_info(), quick=True)
     record.merge("cpu", Entry("gpu_flash", "skipped", "no CUDA device", prov))
-    assert report.show("gpu_flash").message == report.NO_GPU_RECORD
+    assert report.show("gpu_flash").message == text("bench.no_gpu_record")
     shown = report.show("gpu_flash", device="cpu")
     assert shown.message == text("bench.not_run", reason="no CUDA device")
 
@@ -102,10 +103,12 @@ def test_missing_record_is_one_short_note(bench_dir):
     assert report.records() == {}
     for name, exp in EXPERIMENTS.items():
         d = report.show(name)
-        assert d.message == (report.NO_GPU_RECORD if exp.device == "cuda" else report.NOT_MEASURED)
+        assert d.message == (
+            text("bench.no_gpu_record") if exp.device == "cuda" else text("bench.not_measured")
+        )
         page = d._repr_markdown_()
         assert page == f"```{{note}}\n{d.message}\n```" and name not in page
-    assert report.show("gpu_flash", device="nvidia-h200").message == report.NOT_MEASURED
+    assert report.show("gpu_flash", device="nvidia-h200").message == text("bench.not_measured")
     assert {r[5] for r in report.targets().tables[0].rows} == {text("bench.unmeasured")}
     with pytest.raises(LookupError, match="fusion on cpu: not measured"):
         report.results("fusion")

@@ -12,6 +12,7 @@ import math
 import time
 import tracemalloc
 import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -91,7 +92,6 @@ class FusionPath:
     allclose: bool | None = None
     reason: str | None = None
     compile_s: float | None = None
-    threads: int | None = None
 
     @property
     def gb_s(self) -> float:
@@ -215,7 +215,6 @@ def fusion(
         ne = importlib.import_module("numexpr")
         arrays = {"g": g.numpy(), "u": u.numpy()}  # numexpr writes into the tensor's memory
         timed["numexpr"] = partial(ne.evaluate, NUMEXPR_EXPR, arrays, out=out["numexpr"].numpy())
-        info["numexpr"]["threads"] = cores
     except ImportError:
         info["numexpr"]["reason"] = "skipped: numexpr is not installed"
     timed["copy"] = partial(out["copy"].copy_, g)
@@ -232,7 +231,7 @@ def fusion(
     for name in set(timings) - {"copy"}:
         info[name]["allclose"] = bool(torch.allclose(out[name], ref, rtol=1e-5, atol=1e-6))
     results = FusionResults({n: FusionPath(*model[n], timings.get(n), **info[n]) for n in model})
-    best, note = results.best, f"best fused path: {results.best or 'none measured'}"
+    best = results.best
     measured = (results.speedup(best), results.pct_copy(best)) if best else (None, None)
     ids = ("cpu_fused_speedup", "cpu_fused_bandwidth")
     flushed = f"caches flushed before every timed call by reading and writing {flush_nbytes // MiB}"
@@ -245,9 +244,8 @@ def fusion(
             f"{flushed} MiB (2x LLC, at least 64 MiB)" if flush else "no cache flush",
             f"{notes}; copy GB/s = (read + written) / time",
         ),
-        tuple(Target(i, m, note) for i, m in zip(ids, measured, strict=True)),
-        {"dtype": "fp32", "threads": cores, "torch_threads": torch.get_num_threads()}
-        | {"tensor_mib": g.numel() * g.element_size() / MiB},
+        tuple(Target(i, m) for i, m in zip(ids, measured, strict=True)),
+        {"dtype": "fp32", "threads": cores, "torch_threads": torch.get_num_threads()},
     )
 
 
@@ -380,7 +378,7 @@ def launches(
     log.info("launches: counting dispatches of %d FFN runs, eager and fused ...", runs)
     ffn = FFN(rows, d_model, d_ff)
     eager, fused = (
-        Dispatches(c.count(), tuple(c.ops[: len(c.ops) // runs]), c.histogram())
+        Dispatches(len(c.ops), tuple(c.ops[: len(c.ops) // runs]), dict(Counter(c.ops)))
         for c in (count_runs(ffn, runs, fused=fused) for fused in (False, True))
     )
     return Measured(

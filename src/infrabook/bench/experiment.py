@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from infrabook.bench import host
 from infrabook.bench.record import Entry, Results, Target, provenance
@@ -21,7 +21,8 @@ from infrabook.tables import Table
 
 log = logging.getLogger("infrabook.bench")
 
-DEVICES = ("cpu", "cuda")
+#: Where an experiment runs: the host CPU, or a CUDA GPU (skipped without one).
+Device = Literal["cpu", "cuda"]
 
 #: Every declared experiment, in the order of declaration.
 REGISTERED: dict[str, Experiment] = {}
@@ -43,15 +44,13 @@ class Experiment:
     """A declared experiment: call it to measure."""
 
     name: str
-    device: str
+    device: Device
     run: Callable[..., Measured]
     results: type[Results]
     full: dict[str, Any]
     quick: dict[str, Any]
 
     def __post_init__(self) -> None:
-        if self.device not in DEVICES:
-            raise ValueError(f"device must be one of {DEVICES}, got {self.device!r}")
         self.__doc__ = self.run.__doc__
 
     def __repr__(self) -> str:
@@ -84,8 +83,8 @@ class Experiment:
             device = kwargs["rig"].info
         call = inspect.signature(self.run).bind(**kwargs)
         call.apply_defaults()
-        measured = self.run(**kwargs)
-        m, prov = measured, provenance(device or host.cpu_info(), quick=quick)
+        m = self.run(**kwargs)
+        prov = provenance(device or host.cpu_info(), quick=quick)
         elapsed = round(time.perf_counter() - started, 3)
         params = {k: v for k, v in call.arguments.items() if k != "rig"} | m.params
         return Entry(self.name, "ok", None, prov, m.method, params, m.results, m.targets, elapsed)
@@ -103,13 +102,14 @@ def table(title: str, keys: str, rows: Iterable[tuple[Any, ...]]) -> Table:
 
 def experiment(
     name: str,
-    device: str,
+    device: Device,
     results: type[Results],
     *,
     full: Mapping[str, Any],
     quick: Mapping[str, Any],
 ) -> Callable[[Callable[..., Measured]], Experiment]:
-    """Declare an experiment (see the module's docstring)."""
+    """Declare an experiment: the function that measures, its device, its results' type and
+    its full and quick sizes."""
 
     def declare(run: Callable[..., Measured]) -> Experiment:
         if name in REGISTERED:

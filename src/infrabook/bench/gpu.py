@@ -62,11 +62,9 @@ class Rig:
 
 
 def unavailable_reason() -> str | None:
-    """None when a CUDA device is usable, else why not (``"no CUDA device"``)."""
-    try:
-        return None if torch.cuda.is_available() else "no CUDA device"
-    except Exception as err:  # pragma: no cover - broken driver
-        return f"no CUDA device ({type(err).__name__}: {err})"
+    """None when a CUDA device is usable, else why not (``torch.cuda.is_available`` never
+    raises: a missing or broken driver counts as no device)."""
+    return None if torch.cuda.is_available() else "no CUDA device"
 
 
 def _driver_version() -> str | None:
@@ -173,6 +171,12 @@ def _capture(fn: Callable[[], torch.Tensor]) -> Callable[[], None]:
 
 def rig() -> Rig:
     """The current CUDA device with Triton's timers."""
+    try:  # the profiler must be initialised before a capture for captured kernels to show
+        from torch.profiler._utils import _init_for_cuda_graphs
+
+        _init_for_cuda_graphs()
+    except Exception:  # pragma: no cover - private helper moved
+        log.warning("torch.profiler._utils._init_for_cuda_graphs is gone: see gpu_graphs counts")
     timers = partial(do_bench, True), partial(do_bench, False)
     return Rig("cuda", gpu_info(), *timers, _capture, _profile_counts, torch.cuda.synchronize)
 
@@ -234,7 +238,6 @@ class SwigluShape:
 
     rows: int
     cols: int
-    working_set_bytes: int
     fits_l2: bool
     paths: dict[str, SwigluPath]
 
@@ -315,7 +318,7 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
             err = (fn().float() - ref).abs().max().item()
             timed[name] = SwigluPath(model_bytes, err, rig.flushed(fn), rig.unflushed(fn))
         l2 = rig.info["l2_bytes"]
-        measured.append(SwigluShape(rows, cols, fused_b, l2 is not None and fused_b <= l2, timed))
+        measured.append(SwigluShape(rows, cols, l2 is not None and fused_b <= l2, timed))
     results = SwigluResults(2 * nbytes, copy, tuple(measured), *_datasheet(rig, "dram_tb_s"))
     fused_pct = results.pct_copy(measured[0].paths["triton_fused"], "flushed")
     return Measured(
@@ -484,12 +487,6 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
 
     runs = config.scenarios()["graph_replay"]["runs"]
     ffn = FFN(rows, d_model, d_ff, dtype=torch.bfloat16, device=rig.device)
-    try:  # the profiler must be initialised before a capture for its kernels to show
-        from torch.profiler._utils import _init_for_cuda_graphs
-
-        _init_for_cuda_graphs()
-    except Exception:  # pragma: no cover - private helper moved
-        log.warning("gpu_graphs: torch.profiler._utils._init_for_cuda_graphs is gone")
     eager, fused = partial(ffn, ffn.x, fused=False), partial(ffn, ffn.x, fused=True, swiglu=swiglu)
     log.info("gpu_graphs: capturing graphs ...")
     configs: dict[str, Callable[[], object]] = {"eager": eager, "graph": rig.capture(eager)}

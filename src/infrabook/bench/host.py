@@ -71,20 +71,16 @@ def cpu_info() -> dict[str, Any]:
     }
 
 
-def cpu_busy(interval: float) -> float:
-    """Fraction of all CPUs busy over ``interval`` seconds, sampled while this process
-    sleeps: what everything else on the machine uses."""
-    return psutil.cpu_percent(interval=interval) / 100
-
-
 def host_load(sample_s: float = 0.25) -> dict[str, Any]:
-    """Load average and the other processes' CPU use: other work on the machine skews times."""
+    """Load average, and the fraction of all CPUs busy over ``sample_s`` seconds while this
+    process sleeps (what everything else uses): other work on the machine skews times."""
     one, five, _ = psutil.getloadavg()
+    busy = psutil.cpu_percent(interval=sample_s) / 100 if sample_s > 0 else None
     return {
         "loadavg_1m": round(one, 2),
         "loadavg_5m": round(five, 2),
         "cores": usable_cores(),
-        "others_busy_fraction": round(cpu_busy(sample_s), 3) if sample_s > 0 else None,
+        "others_busy_fraction": None if busy is None else round(busy, 3),
     }
 
 
@@ -109,13 +105,11 @@ def git_info() -> dict[str, Any]:
     """The commit checked out in the current directory and whether the work tree had changes
     (untracked files included); ``commit`` None outside a git checkout."""
 
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", *args], capture_output=True, text=True, timeout=30, check=True
-        ).stdout
-
+    command = ["git", "status", "--porcelain=v2", "--branch"]  # "# branch.oid <commit>" first
     try:
-        commit, status = git("rev-parse", "HEAD").strip(), git("status", "--porcelain")
+        lines = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True)
     except (OSError, subprocess.SubprocessError) as err:
         return {"commit": None, "dirty": None, "error": f"{type(err).__name__}: {err}"}
-    return {"commit": commit, "dirty": bool(status.strip())}
+    oid = [line.split()[2] for line in lines.stdout.splitlines() if line.startswith("# branch.oid")]
+    changed = [line for line in lines.stdout.splitlines() if not line.startswith("#")]
+    return {"commit": oid[0] if oid and oid[0] != "(initial)" else None, "dirty": bool(changed)}

@@ -77,7 +77,6 @@ class Target:
 
     id: str
     measured: float | None
-    note: str = ""
 
     def __post_init__(self) -> None:
         if self.id not in config.bench_targets():
@@ -88,10 +87,11 @@ class Target:
 
     @classmethod
     def at_seq_len(cls, id: str, rows: Sequence[Any], measure: Callable[[Any], float]) -> Target:
-        """The target ``id`` judged on the row whose ``seq_len`` is the target's."""
+        """The target ``id`` judged on the row whose ``seq_len`` is the target's (not
+        measured when no row has it)."""
         want = config.bench_targets()[id]["seq_len"]
         row = next((r for r in rows if r.seq_len == want), None)
-        return cls(id, measure(row)) if row else cls(id, None, f"L={want} not measured in this run")
+        return cls(id, None if row is None else measure(row))
 
     @property
     def met(self) -> bool | None:
@@ -126,13 +126,6 @@ class Entry:
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {self.status!r}")
-
-    @property
-    def title(self) -> str:
-        """The experiment's title, in the build's language."""
-        from infrabook.bench.registry import get
-
-        return get(self.name).title
 
     @property
     def tables(self) -> list[Table]:

@@ -21,9 +21,6 @@ from infrabook.bench.registry import CPU_EXPERIMENTS, get
 from infrabook.labels import text
 from infrabook.tables import Table, number_text
 
-NOT_MEASURED = text("bench.not_measured")
-NO_GPU_RECORD = text("bench.no_gpu_record")
-
 _VERDICT = {True: "bench.met", False: "bench.missed", None: "bench.unmeasured"}
 
 Folder = Path | str | None
@@ -109,13 +106,13 @@ def show(experiment: str, device: str | None = None, *, folder: Folder = None) -
         return Display(title=get(experiment).title, message=str(err), kind="error")
     if entry is None:
         gpu = experiment not in CPU_EXPERIMENTS and device is None
-        return Display(title="", message=NO_GPU_RECORD if gpu else NOT_MEASURED)
+        return Display("", message=text("bench.no_gpu_record" if gpu else "bench.not_measured"))
     return render(entry, where or "")
 
 
 def render(entry: Entry, where: str) -> Display:
     """Display one experiment entry: a recorded one, or one a page just measured live."""
-    title, line = f"{entry.title} · {where}", provenance_line(entry)
+    title, line = f"{get(entry.name).title} · {where}", provenance_line(entry)
     if entry.status != "ok":
         why = text("bench.not_run", reason=entry.reason or entry.status)
         return Display(title=title, provenance=line, message=why)
@@ -150,15 +147,14 @@ def targets(device: str | None = None, *, folder: Folder = None) -> Display:
     for goal in config.bench_targets().values():
         unit, title = goal["unit"], get(goal["experiment"]).title
         threshold = f"{goal['comparison']} {number_text(goal['threshold'])}{unit}"
+        row = (title, text(f"bench.target.{goal['id']}"), threshold)
         for name, t in judged.get(goal["id"]) or [("—", None)]:
-            met = None if t is None else t.met
-            row = (name, title, goal["description"], threshold)
-            if met is None:
-                rows.append((*row, None, text(_VERDICT[met]), None, (t and t.note) or None))
+            if t is None or t.measured is None:
+                rows.append((name, *row, None, text(_VERDICT[None]), None))
             else:
                 measured, margin = f"{number_text(t.measured)}{unit}", f"{t.margin:+.3g}{unit}"
-                rows.append((*row, measured, text(_VERDICT[met]), margin, t.note or None))
-    keys = "record experiment target threshold measured verdict margin note"
+                rows.append((name, *row, measured, text(_VERDICT[t.met]), margin))
+    keys = "record experiment target threshold measured verdict margin"
     return Display(title=text("bench.targets.title"), tables=[table("", keys, rows)])
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import torch
 
-from infrabook.bench import record, report
+from infrabook.bench import gpu, record, report
 from infrabook.bench.registry import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
 
 #: Above this share of the CPUs busy with other processes, CPU times are noisy: say so.
@@ -54,19 +54,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[bench] %(message)s", stream=sys.stderr)
     names = select(args.only)
-    from infrabook.bench import gpu
-
     # one rig for every GPU experiment: describing the device queries the driver
     rig = None if gpu.unavailable_reason() else gpu.rig()
-    gpu_device = record.slug(rig.info["name"]) if rig else None
     out = args.out or record.bench_dir()
     log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "", out)
     written, failed = set(), []
     for name in names:
         log.info("%s: start", name)
+        on_gpu = rig is not None and name in GPU_EXPERIMENTS
         try:
-            sizes = {"rig": rig} if rig and name in GPU_EXPERIMENTS else {}
-            entry = EXPERIMENTS[name](quick=args.quick, **sizes)
+            entry = EXPERIMENTS[name](quick=args.quick, **({"rig": rig} if on_gpu else {}))
         except Exception:
             failed.append(name)
             log.exception("%s: FAILED, record left as it was", name)
@@ -74,11 +71,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         busy = entry.provenance.host_load.get("others_busy_fraction") or 0.0
         if name in CPU_EXPERIMENTS and busy > BUSY:
             log.warning("%s: other processes kept %.0f%% of the CPUs busy", name, 100 * busy)
-        device = gpu_device if gpu_device and name in GPU_EXPERIMENTS else "cpu"
+        device = record.slug(rig.info["name"]) if rig and on_gpu else "cpu"
         path = record.merge(device, entry, out)
         written.add(device)
         log.info("%s: %s in %.1f s -> %s", name, entry.status, entry.duration_s, path)
-        if gpu_device and name in GPU_EXPERIMENTS:
+        if on_gpu:
             torch.cuda.empty_cache()
     for device in sorted(written):  # the verdicts, as the book's appendix tabulates them
         print(report.targets(device, folder=out).tables[0].text())

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from infrabook.bench.gpu import MODES
 from infrabook.bench.record import Entry
 from infrabook.labels import text
 from infrabook.plots.style import book_style, figure_row
@@ -124,7 +125,7 @@ def gpu_swiglu(e: Entry, where: str) -> Figure:
     shape = e.results.shapes[0]
     names = list(shape.paths)
     xs = range(len(names))
-    for i, mode in enumerate(("flushed", "unflushed")):
+    for i, mode in enumerate(MODES):
         ax.bar(
             [x + (i - 0.5) * 0.4 for x in xs],
             [shape.paths[n].gb_s(mode) for n in names],
