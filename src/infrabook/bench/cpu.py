@@ -129,7 +129,7 @@ class FusionResults(Results):
         ran = {n: p.timing.median_s for n, p in self.paths.items() if p.fused and p.timing}
         return min(ran, key=ran.__getitem__) if ran else None
 
-    def tables(self, params: dict[str, Any]) -> list[Table]:
+    def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """One row per path, beside the model's speed-up."""
         rows = []
         for name, p in self.paths.items():
@@ -276,7 +276,7 @@ class AttentionResults(Results):
 
     per_seq_len: tuple[AttentionRow, ...]
 
-    def tables(self, params: dict[str, Any]) -> list[Table]:
+    def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """Model and measured peaks by L."""
         rows = (
             (r.seq_len, r.predicted_naive_bytes / MiB, r.naive_peak_bytes / MiB)
@@ -355,7 +355,7 @@ class LaunchResults(Results):
     eager: Dispatches
     fused: Dispatches
 
-    def tables(self, params: dict[str, Any]) -> list[Table]:
+    def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """The operators of one run and the counts, beside the article's."""
         article = {c.name: c.kernels for c in article_launch_counts()}
         rows = (
@@ -454,7 +454,7 @@ class ShapesResults(Results):
         ties = self.groups
         return {(c.a, c.b): (c.runs, ties[c.a].ties(ties[c.b])) for c in pairwise(lines)}
 
-    def tables(self, params: dict[str, Any]) -> list[Table]:
+    def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """The sweep, the group by strategy and, with preparation, the crossovers."""
         rates, peak, calls = self.rates(params), self.est_peak_gflop_s, params["calls"]
         best = max(rates.values())

@@ -192,15 +192,6 @@ def profile_for(name: str) -> config.Device | None:
     return next((d for d in profiles if any(re.fullmatch(p, short) for p in d.cuda_names)), None)
 
 
-def _datasheet(rig: Rig, figure: str) -> tuple[float | None, str]:
-    """A figure of the rig's GPU from its ``conf/hardware.toml`` profile, and which profile."""
-    name = rig.info["name"]
-    spec = profile_for(name)
-    if spec is None:
-        return None, f"unknown: no conf/hardware.toml profile is this GPU ({name!r})"
-    return getattr(spec, figure).value, f"conf/hardware.toml [devices.{spec.key}] ({spec.name})"
-
-
 def _bf16(rig: Rig, *shape: int, n: int = 2) -> tuple[torch.Tensor, ...]:
     """``n`` seeded bf16 inputs of one shape."""
     gen = torch.Generator(device=rig.device).manual_seed(0)
@@ -249,8 +240,6 @@ class SwigluResults(Results):
     copy_bytes: int
     copy: Timing
     shapes: tuple[SwigluShape, ...]
-    spec_dram_tb_s: float | None
-    datasheet: str
 
     @property
     def copy_gb_s(self) -> float:
@@ -261,7 +250,7 @@ class SwigluResults(Results):
         """A path's GB/s, L2 ``flushed`` or ``unflushed``, as a percentage of the copy's."""
         return 100 * path.gb_s(mode) / self.copy_gb_s
 
-    def tables(self, params: dict[str, Any]) -> list[Table]:
+    def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """One row per shape, path and L2 mode."""
         rows = (
             (f"[{s.rows}, {s.cols}]", name, text(f"bench.l2.{mode}"), p.model_bytes / MiB)
@@ -319,7 +308,7 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
             timed[name] = SwigluPath(model_bytes, err, rig.flushed(fn), rig.unflushed(fn))
         l2 = rig.info["l2_bytes"]
         measured.append(SwigluShape(rows, cols, l2 is not None and fused_b <= l2, timed))
-    results = SwigluResults(2 * nbytes, copy, tuple(measured), *_datasheet(rig, "dram_tb_s"))
+    results = SwigluResults(2 * nbytes, copy, tuple(measured))
     fused_pct = results.pct_copy(measured[0].paths["triton_fused"], "flushed")
     return Measured(
         results,
@@ -358,15 +347,15 @@ class FlashRow:
 
 @dataclass(frozen=True)
 class FlashResults(Results):
-    """One row per sequence length, and the datasheet peak it is compared with."""
+    """One row per sequence length."""
 
     per_seq_len: tuple[FlashRow, ...]
-    spec_bf16_tflops: float | None
-    datasheet: str
 
-    def tables(self, params: dict[str, Any]) -> list[Table]:
-        """Times, rates and their ratio by L, with the share of the datasheet peak."""
-        peak = self.spec_bf16_tflops
+    def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
+        """Times, rates and their ratio by L, with the share of the bf16 peak that
+        ``conf/hardware.toml`` gives for this GPU (none for a GPU it has no profile of)."""
+        spec = profile_for(device["name"])
+        peak = spec.bf16_dense_tflops.value if spec else None
         rows = (
             (r.seq_len, r.batch, r.flash.ms, r.tflop_s("flash"), r.sdpa.ms, r.tflop_s("sdpa"))
             + (r.ratio, 100 * r.tflop_s("flash") / peak if peak else None, r.max_abs_diff_vs_sdpa)
@@ -409,7 +398,7 @@ def gpu_flash(
         timings = (rig.flushed(partial(f, q, k, v)) for f in (flash, sdpa))
         per_len.append(FlashRow(n, batch, flop, diff, *timings))
     return Measured(
-        FlashResults(tuple(per_len), *_datasheet(rig, "bf16_dense_tflops")),
+        FlashResults(tuple(per_len)),
         "do_bench median (p20–p80), L2 flushed before each call; FLOP = 4 b h L² d; "
         "SDPA backend as PyTorch chooses it",
         (Target.at_seq_len("gpu_flash_vs_sdpa_8192", per_len, lambda r: r.ratio),),
@@ -439,7 +428,7 @@ class GraphResults(Results):
 
     configs: dict[str, Submissions]
 
-    def tables(self, params: dict[str, Any]) -> list[Table]:
+    def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """Counts and host times beside the article's counts."""
         a = {c.name: c for c in article_launch_counts()}
         rows = (
@@ -530,7 +519,7 @@ class PersistentResults(Results):
     model_bytes: int
     variants: dict[str, Variant]
 
-    def tables(self, params: dict[str, Any]) -> list[Table]:
+    def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """One row per variant."""
         rows = (
             (n, v.programs, v.tiles, v.timing.us, v.timing.gb_s(self.model_bytes))

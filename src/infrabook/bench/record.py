@@ -45,9 +45,10 @@ class RecordError(ValueError):
 
 class Results:
     """What an experiment measured: a frozen dataclass of this kind per experiment, whose
-    methods and properties derive what pages quote; ``params`` are the entry's."""
+    methods and properties derive what pages quote; ``params`` are the entry's, ``device``
+    its provenance's description of the device."""
 
-    def tables(self, params: dict[str, Any]) -> list[Table]:
+    def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """The tables a page shows."""
         raise NotImplementedError
 
@@ -130,7 +131,8 @@ class Entry:
     @property
     def tables(self) -> list[Table]:
         """The tables a page shows (none unless ``ok``)."""
-        return self.results.tables(self.params) if self.status == "ok" else []
+        ok = self.status == "ok"
+        return self.results.tables(self.params, self.provenance.device) if ok else []
 
 
 @dataclass(frozen=True)
