@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from infrabook.cli import main
+from infrabook.labels import text
 
 ARTICLE_SECTION_6 = [
     "融合: 分开 120 MiB → 融合 72 MiB(比 0.60,理论 1.67×);三步 156/108/60 MiB",
@@ -89,7 +90,7 @@ def test_bad_input_is_one_line_and_exit_2(argv, needle, capsys):
 def test_parallel_strategies_never_cross_and_the_cheaper_one_wins(capsys):
     assert main(["crossover", "--strategy", "a:1:5", "--strategy", "b:2:5"]) == 0
     out = capsys.readouterr().out
-    assert "never (parallel)" in out and out.rstrip().endswith("a")
+    assert text("live.cell.never") in out and out.rstrip().endswith("a")
 
 
 def test_console_script_and_module_entry_point():

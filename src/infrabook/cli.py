@@ -286,13 +286,17 @@ def _cmd_crossover(args: argparse.Namespace) -> Any:
         lines = cost_lines(article_bucketing().costs("article"), digits=1)
     cross = pairwise(lines)
     regs = regimes(lines)
+    never, head = (
+        labels.text("live.cell.never"),
+        ("pair", "crossover_n", "from_n", "to_n", "cheapest"),
+    )
+    pair, crossover_n, from_n, to_n, cheapest = (labels.text(f"live.col.{k}") for k in head)
     text = text_table(
-        [("a", "b", "equal cost at r")]
-        + [(c.a, c.b, "never (parallel)" if c.runs is None else f"{c.runs:.1f}") for c in cross]
+        [(pair, crossover_n)]
+        + [(f"{c.a} ↔ {c.b}", never if c.runs is None else f"{c.runs:.1f}") for c in cross]
     )
     text += "\n\n" + text_table(
-        [("runs from", "to", "cheapest")]
-        + [(f"{g.start:.1f}", f"{g.end:.1f}", g.best) for g in regs]
+        [(from_n, to_n, cheapest)] + [(f"{g.start:.1f}", f"{g.end:.1f}", g.best) for g in regs]
     )
     return {"crossings": cross, "regimes": regs}, text
 
