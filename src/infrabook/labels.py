@@ -243,6 +243,10 @@ _LABELS: dict[str, tuple[str, str]] = {
         "load {load} on {cores} cores",
     ),
     "bench.prov.quick": ("快速运行（缩小尺寸）", "QUICK run (scaled-down sizes)"),
+    "bench.prov.note": (
+        "测得之后记录有过改动，详见记录文件里的 provenance.note",
+        "the record changed after it was measured: see provenance.note in its file",
+    ),
     "bench.prov.method": ("方法：{method}", "method: {method}"),
     "bench.fusion.table": (
         "silu(g) * u，[{rows}, {cols}] fp32，{cores} 核",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from matplotlib.figure import Figure
 
@@ -50,6 +52,18 @@ def test_show_renders_pipe_tables_and_one_provenance_line(fixture_record):
     ):
         assert needle in d.provenance
     assert "18" in d.tables[0].text()
+
+
+def test_a_provenance_note_is_flagged_in_the_page_language_and_kept_in_the_file(bench_dir):
+    e = cpu.launches(rows=2, d_model=8, d_ff=16)
+    note = "converted from schema 4 without re-measuring"
+    record.merge(
+        "cpu", dataclasses.replace(e, provenance=dataclasses.replace(e.provenance, note=note))
+    )
+    line = report.show("launches").provenance
+    assert text("bench.prov.note") in line and note not in line
+    assert report.entry("launches").provenance.note == note
+    assert text("bench.prov.note") not in report.render(e, "cpu").provenance
 
 
 def test_results_are_read_back_typed(fixture_record):

@@ -75,7 +75,7 @@ def provenance_line(entry: Entry) -> str:
     if load_.get("loadavg_1m") is not None:
         parts.append(text("bench.prov.load", load=load_["loadavg_1m"], cores=load_.get("cores")))
     parts += [text("bench.prov.quick")] if prov.quick else []
-    parts += [prov.note] if prov.note else []
+    parts += [text("bench.prov.note")] if prov.note else []  # the note itself: in the file
     return " · ".join([*parts, text("bench.prov.method", method=entry.method)])
 
 
