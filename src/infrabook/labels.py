@@ -248,6 +248,104 @@ _LABELS: dict[str, tuple[str, str]] = {
         "the record changed after it was measured: see provenance.note in its file",
     ),
     "bench.prov.method": ("方法：{method}", "method: {method}"),
+    # How each experiment measured, composed from its params when a page shows it.
+    "bench.method.interleaved": (
+        "{reps} 次重复取中位数（先预热 {warmup} 次），离散范围取 p20–p80，各候选交错执行",
+        "median of {reps} timed reps after {warmup} untimed, spread p20–p80, candidates "
+        "interleaved",
+    ),
+    "bench.method.flush": (
+        "每次计时前读写 {mib} MiB 冲掉缓存（末级缓存的 2 倍，至少 64 MiB）",
+        "caches flushed before every timed call by reading and writing {mib} MiB "
+        "(2x LLC, at least 64 MiB)",
+    ),
+    "bench.method.no_flush": ("不冲缓存", "no cache flush"),
+    "bench.method.fusion": (
+        "输出预先分配（不计缺页）；GB/s = 模型字节数 ÷ 中位时间，拷贝的 GB/s = （读 + 写）÷ 时间",
+        "outputs preallocated (no page faults timed); GB/s = model bytes / median time; "
+        "copy GB/s = (read + written) / time",
+    ),
+    "bench.method.attention_memory": (
+        "一次调用的峰值由 tracemalloc 测得，只计调用前已分配之上的部分（numpy 的数组缓冲区，"
+        "不含 BLAS 的临时空间）；fp32，单头，d={head_dim}，分块 {block_q} × {block_k}；"
+        "allclose 取 rtol 1e-4、atol 1e-5",
+        "peak of one call measured with tracemalloc above what was allocated before it "
+        "(numpy's array buffers; BLAS scratch not included); fp32, one head, d={head_dim}, "
+        "tiles {block_q} x {block_k}; allclose rtol 1e-4 atol 1e-5",
+    ),
+    "bench.method.launches": (
+        "在 torch.no_grad 下用 TorchDispatchMode 数算子（在 GPU 上每个算子是一个 kernel）；"
+        "不计时。图重放需要 CUDA：见 gpu_graphs",
+        "operators counted with a TorchDispatchMode under torch.no_grad (each is one kernel "
+        "on a GPU); not timed. Graph replay needs CUDA: see gpu_graphs",
+    ),
+    "bench.method.shapes": (
+        "不冲缓存（权重留在缓存里，与服务循环一样）",
+        "no cache flush (weights stay cached, as in a serving loop)",
+    ),
+    "bench.method.prep_compile": (
+        "准备时间 = 关闭缓存时 torch.compile 首次调用的时间：通用 1 个动态图，分桶每桶 1 个静态图，"
+        "逐形状特化每种形状 1 个；运行用的就是这些图",
+        "prep = first-call time of torch.compile with caches disabled: 1 dynamic graph "
+        "(generic), 1 static graph per bucket (bucketed), 1 per distinct shape (specialised); "
+        "runs use those graphs",
+    ),
+    "bench.method.prep_none": (
+        "没有测准备时间（prep='none'）",
+        "no preparation measured (prep='none')",
+    ),
+    "bench.method.prep_failed": (
+        "torch.compile 失败（{error}）：按 eager 运行，没有准备时间",
+        "torch.compile failed ({error}): eager runs, no prep measured",
+    ),
+    "bench.method.peak": (
+        "fp32 峰值估计：{cores} 核 × {mhz:.0f} MHz × 每周期 {per_cycle} 次 fp32 运算"
+        "（{unit}；估计值，睿频不同）",
+        "fp32 peak estimate: {cores} cores x {mhz:.0f} MHz x {per_cycle} fp32 FLOP/cycle "
+        "({unit}; an estimate, boost clocks differ)",
+    ),
+    "bench.method.peak_unknown": (
+        "fp32 峰值估计：未知（/proc/cpuinfo 里没有 AVX 标志或主频）",
+        "fp32 peak estimate: unknown (no AVX flags or clock in /proc/cpuinfo)",
+    ),
+    "bench.method.unit.avx512f": (
+        "2 条 FMA 流水线 × 16 路（AVX-512）× 2",
+        "2 FMA pipes x 16 lanes (AVX-512) x 2",
+    ),
+    "bench.method.unit.avx2": (
+        "2 条 FMA 流水线 × 8 路（AVX2）× 2",
+        "2 FMA pipes x 8 lanes (AVX2) x 2",
+    ),
+    "bench.method.unit.avx": (
+        "加法、乘法流水线各 1 条 × 8 路（AVX，无 FMA）",
+        "an add and a multiply pipe x 8 lanes (AVX, no FMA)",
+    ),
+    "bench.method.gpu_swiglu": (
+        "do_bench 中位数（p20–p80），每次调用前清零 256 MB 冲掉 L2；“不冲”= do_bench_cudagraph："
+        "把连续调用录进一个 CUDA graph，什么都不冲；拷贝带宽 = （读 + 写）÷ 一次 {mib} MiB "
+        "设备拷贝（冲 L2）的时间",
+        "do_bench median (p20–p80), L2 flushed by zeroing 256 MB before each call; "
+        "'unflushed' = do_bench_cudagraph: a CUDA graph of back-to-back calls, nothing "
+        "flushed; copy bandwidth = (read + written) / time of a {mib} MiB device copy, flushed",
+    ),
+    "bench.method.gpu_flash": (
+        "do_bench 中位数（p20–p80），每次调用前冲掉 L2；FLOP = 4 b h L² d；"
+        "SDPA 的后端由 PyTorch 选择",
+        "do_bench median (p20–p80), L2 flushed before each call; FLOP = 4 b h L² d; "
+        "SDPA backend as PyTorch chooses it",
+    ),
+    "bench.method.gpu_graphs": (
+        "计数来自 torch.profiler 对 {runs} 次运行的记录（主机端的 launch 调用、graph launch、"
+        "设备端的 kernel 事件）；主机时间 = 用 perf_counter 量发出 {runs} 次运行的时间"
+        "（{reps} 次取中位数），总时间再加上同步；不冲 L2",
+        "counts from torch.profiler over {runs} runs (host launch calls, graph launches, "
+        "device kernel events); host time = perf_counter to issue {runs} runs (median of "
+        "{reps}), total adds the synchronize; no L2 flush",
+    ),
+    "bench.method.gpu_persistent": (
+        "do_bench 中位数（p20–p80），每次调用前冲掉 L2",
+        "do_bench median (p20–p80), L2 flushed before each call",
+    ),
     "bench.fusion.table": (
         "silu(g) * u，[{rows}, {cols}] fp32，{cores} 核",
         "silu(g) * u at [{rows}, {cols}] fp32 on {cores} cores",

@@ -117,6 +117,27 @@ def test_shapes_live_structure_without_prep():
     assert e.results.crossovers() == {} and len(e.tables) == 2
 
 
+def test_methods_are_described_from_params_in_either_language(monkeypatch):
+    def no_compiler(*args):
+        raise RuntimeError("no C++ compiler\nmore detail")
+
+    monkeypatch.setattr(cpu, "_compile_prep", no_compiler)
+    shapes = cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="compile")
+    assert shapes.params["compile_error"] == "RuntimeError: no C++ compiler"
+    fusion = cpu.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=True)
+    assert fusion.params["flush_mib"] >= 64
+    for lang in ("zh", "en"):
+        monkeypatch.setenv("INFRABOOK_LANG", lang)
+        said = shapes.results.method(shapes.params)
+        assert text("bench.method.interleaved", reps=1, warmup=0) in said
+        assert text("bench.method.prep_failed", error="RuntimeError: no C++ compiler") in said
+        flush = text("bench.method.flush", mib=fusion.params["flush_mib"])
+        assert flush in fusion.results.method(fusion.params)
+    assert "median of 1 reps" in said and "中位数" not in said  # English, the last language
+    none = cpu.shapes(rows=(4,), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
+    assert text("bench.method.prep_none") in none.results.method(none.params)
+
+
 @pytest.mark.parametrize(
     ("call", "needle"),
     [
@@ -150,22 +171,23 @@ def test_peak_estimate_counts_the_widest_vector_unit(monkeypatch, flags, per_cyc
     monkeypatch.setattr(
         host, "cpu_info", lambda: {"vector": flags, "mhz": 2000.0, "usable_cores": 3}
     )
-    gflop_s, basis = cpu._peak_estimate()
-    assert gflop_s == pytest.approx(3 * 2.0 * per_cycle)
-    assert f"{per_cycle} fp32 FLOP/cycle" in basis
+    params = {"peak_basis": cpu._peak_basis()}
+    assert cpu.ShapesResults.est_peak_gflop_s(params) == pytest.approx(3 * 2.0 * per_cycle)
+    assert params["peak_basis"]["per_cycle"] == per_cycle
 
 
 def test_peak_estimate_is_unknown_without_vector_flags(monkeypatch):
     monkeypatch.setattr(
         host, "cpu_info", lambda: {"vector": ["neon"], "mhz": 2000.0, "usable_cores": 3}
     )
-    assert cpu._peak_estimate() == (None, "unknown (no AVX flags in /proc/cpuinfo)")
+    assert cpu._peak_basis() is None
+    assert cpu.ShapesResults.est_peak_gflop_s({"peak_basis": None}) is None
 
 
 def test_crossovers_from_measured_lines():
     prep = cpu.Prep(0.0, (100.0,), {"8": 400.0}, {})
     fast, slow = Timing(0.0124, 0.012, 0.013), Timing(0.017, 0.0165, 0.0175)
-    results = cpu.ShapesResults({}, {"generic": slow, "bucketed": fast}, None, prep)
+    results = cpu.ShapesResults({}, {"generic": slow, "bucketed": fast}, prep)
     (((a, b), (runs, tie)),) = results.crossovers().items()
     assert (a, b, round(runs), tie) == ("generic", "bucketed", 65, False)
     assert results._meaning(a, b, runs, tie) == text(
@@ -174,16 +196,16 @@ def test_crossovers_from_measured_lines():
         runs="65.2",
         fast=text("bench.strategy.bucketed"),
     )
-    results = cpu.ShapesResults({}, {"generic": fast, "bucketed": slow}, None, prep)
+    results = cpu.ShapesResults({}, {"generic": fast, "bucketed": slow}, prep)
     (((a, b), (runs, tie)),) = results.crossovers().items()
     assert results._meaning(a, b, runs, tie) == text(
         "bench.shapes.always", name=text("bench.strategy.generic")
     )
     overlapping = {"generic": Timing(0.017, 0.015, 0.021), "bucketed": Timing(0.02, 0.019, 0.022)}
-    results = cpu.ShapesResults({}, overlapping, None, prep)
+    results = cpu.ShapesResults({}, overlapping, prep)
     assert (
         results.crossovers()["generic", "bucketed"][1] is True
     )  # no samples: the p20-p80 ranges overlap
-    same = cpu.ShapesResults({}, {"generic": fast, "bucketed": fast}, None, prep)
+    same = cpu.ShapesResults({}, {"generic": fast, "bucketed": fast}, prep)
     assert same.crossovers()["generic", "bucketed"][0] is None
     assert same._meaning("generic", "bucketed", None, True) == text("bench.shapes.same_run")

@@ -23,7 +23,7 @@ TINY = {
         cpu.Dispatches(18, ("aten.mm.default",), {"aten.mm.default": 18}),
         cpu.Dispatches(15, ("aten.mm.default",), {"aten.mm.default": 15}),
     ),
-    "shapes": cpu.ShapesResults({"4": _T}, {"generic": _T, "bucketed": _T}, None),
+    "shapes": cpu.ShapesResults({"4": _T}, {"generic": _T, "bucketed": _T}),
     "fusion": cpu.FusionResults({"eager": cpu.FusionPath(8, False, _T, True)}),
 }
 
@@ -34,7 +34,6 @@ def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
         "ok",
         None,
         record.provenance(host.cpu_info(), quick=True),
-        method="test",
         params={"marker": marker},
         results=TINY[name],
         targets=(Target("cpu_fused_speedup", marker),),
@@ -52,12 +51,11 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
         "status",
         "reason",
         "provenance",
-        "method",
         "params",
         "results",
         "targets",
         "duration_s",
-    }  # stored once: no values, no tables
+    }  # stored once: no values, no tables, no method sentence (described from params)
     prov = e["provenance"]
     assert {"device", "versions", "git", "date", "quick", "host_load", "note"} == set(prov)
     assert prov["date"].endswith("Z")

@@ -11,7 +11,7 @@ from infrabook import config
 from infrabook.bench import cpu, host, record, report
 from infrabook.bench.record import Entry
 from infrabook.bench.registry import EXPERIMENTS, get
-from infrabook.labels import text
+from infrabook.labels import group, text
 
 
 @pytest.fixture
@@ -138,3 +138,8 @@ def test_folder_from_environment(bench_dir, monkeypatch, tmp_path):
     monkeypatch.setenv("INFRABOOK_BENCH_DIR", str(tmp_path / "elsewhere"))
     assert report.records() == {}
     assert list(report.records(folder=bench_dir)) == ["cpu"]
+
+
+def test_every_experiment_describes_its_method_in_both_languages():
+    for lang in ("zh", "en"):
+        assert set(EXPERIMENTS) <= set(group("bench.method", lang))

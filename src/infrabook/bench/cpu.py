@@ -44,11 +44,10 @@ NUMEXPR_EXPR = "g / (1 + exp(-g)) * u"
 _CHAIN = config.scenarios()["ffn_chain"]
 
 
-def _method(warmup: int, reps: int, flush: str, notes: str) -> str:
-    return (
-        f"median of {reps} reps after {warmup} warm-ups, spread p20–p80, candidates "
-        f"interleaved; {flush}; {notes}"
-    )
+def _timed(params: dict[str, Any], *clauses: str) -> str:
+    """How interleaved repetitions were timed, then ``clauses``, in the page's language."""
+    timed = text("bench.method.interleaved", reps=params["reps"], warmup=params["warmup"])
+    return text("word.list_sep").join((timed, *clauses))
 
 
 def _first_line(err: BaseException) -> str:
@@ -128,6 +127,12 @@ class FusionResults(Results):
         """The fastest fused path that ran."""
         ran = {n: p.timing.median_s for n, p in self.paths.items() if p.fused and p.timing}
         return min(ran, key=ran.__getitem__) if ran else None
+
+    def method(self, params: dict[str, Any]) -> str:
+        """Repetitions, the cache flush, and how GB/s is counted."""
+        mib = params["flush_mib"]
+        flush = text("bench.method.flush", mib=mib) if mib else text("bench.method.no_flush")
+        return _timed(params, flush, text("bench.method.fusion"))
 
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """One row per path, beside the model's speed-up."""
@@ -234,18 +239,11 @@ def fusion(
     best = results.best
     measured = (results.speedup(best), results.pct_copy(best)) if best else (None, None)
     ids = ("cpu_fused_speedup", "cpu_fused_bandwidth")
-    flushed = f"caches flushed before every timed call by reading and writing {flush_nbytes // MiB}"
-    notes = "outputs preallocated (no page faults timed); GB/s = model bytes / median time"
     return Measured(
         results,
-        _method(
-            warmup,
-            reps,
-            f"{flushed} MiB (2x LLC, at least 64 MiB)" if flush else "no cache flush",
-            f"{notes}; copy GB/s = (read + written) / time",
-        ),
         tuple(Target(i, m) for i, m in zip(ids, measured, strict=True)),
-        {"dtype": "fp32", "threads": cores, "torch_threads": torch.get_num_threads()},
+        {"dtype": "fp32", "threads": cores, "torch_threads": torch.get_num_threads()}
+        | {"flush_mib": flush_nbytes // MiB if flush else None},
     )
 
 
@@ -328,9 +326,6 @@ def attention_memory(
         per_len.append(AttentionRow(n, *model, naive_peak, block_peak, close, diff))
     return Measured(
         AttentionResults(tuple(per_len)),
-        "peak of one call measured with tracemalloc above what was allocated before it "
-        f"(numpy's array buffers; BLAS scratch not included); fp32, one head, d={head_dim}, "
-        f"tiles {bq} x {bk}; allclose rtol 1e-4 atol 1e-5",
         (Target.at_seq_len("blockwise_peak_8192", per_len, lambda r: 100 * r.ratio),),
         {"dtype": "fp32", "block_q": bq, "block_k": bk},
     )
@@ -383,8 +378,6 @@ def launches(
     )
     return Measured(
         LaunchResults(eager, fused),
-        "operators counted with a TorchDispatchMode under torch.no_grad (each is one kernel "
-        "on a GPU); not timed. Graph replay needs CUDA: see gpu_graphs",
         params={"runs": runs, "fused_op": "infrabook_bench::swiglu (torch.library.custom_op)"},
     )
 
@@ -394,24 +387,19 @@ def launches(
 
 #: fp32 FLOP per cycle and core of the widest vector unit the flags show, widest first.
 #: Some AVX-512 parts have one FMA pipe, and boost clocks differ from the MHz listed.
-_VECTOR_UNITS = (
-    ({"avx512f"}, 64, "2 FMA pipes x 16 lanes (AVX-512) x 2"),
-    ({"avx2", "fma"}, 32, "2 FMA pipes x 8 lanes (AVX2) x 2"),
-    ({"avx"}, 16, "an add and a multiply pipe x 8 lanes (AVX, no FMA)"),
-)
+_VECTOR_UNITS = (({"avx512f"}, 64, "avx512f"), ({"avx2", "fma"}, 32, "avx2"), ({"avx"}, 16, "avx"))
 
 
-def _peak_estimate() -> tuple[float | None, str]:
-    """fp32 GFLOP/s of the usable cores from /proc/cpuinfo (cores x MHz x FLOP per cycle),
-    and how it was estimated."""
+def _peak_basis() -> dict[str, Any] | None:
+    """What an fp32 peak of the usable cores is estimated from (cores x MHz x FLOP per
+    cycle, from /proc/cpuinfo); None without AVX flags or a clock."""
     info = host.cpu_info()
     unit = next((u for u in _VECTOR_UNITS if u[0] <= set(info["vector"])), None)
     if unit is None or not info["mhz"]:
-        return None, f"unknown (no {'AVX flags' if unit is None else 'clock'} in /proc/cpuinfo)"
-    _, per_cycle, pipes = unit
-    cores, mhz = info["usable_cores"], info["mhz"]
-    basis = f"{cores} cores x {mhz:.0f} MHz x {per_cycle} fp32 FLOP/cycle ({pipes}; an estimate)"
-    return cores * mhz / 1e3 * per_cycle, basis
+        return None
+    return {"cores": info["usable_cores"], "mhz": info["mhz"], "per_cycle": unit[1]} | {
+        "unit": unit[2]
+    }
 
 
 @dataclass(frozen=True)
@@ -437,8 +425,26 @@ class ShapesResults(Results):
 
     sweep: dict[str, Timing]
     groups: dict[str, Timing]
-    est_peak_gflop_s: float | None
     prep: Prep | None = None
+
+    @staticmethod
+    def est_peak_gflop_s(params: dict[str, Any]) -> float | None:
+        """The estimated fp32 peak of the usable cores, if there is a basis for one."""
+        b = params["peak_basis"]
+        return None if b is None else b["cores"] * b["mhz"] / 1e3 * b["per_cycle"]
+
+    def method(self, params: dict[str, Any]) -> str:
+        """Repetitions, no flush, how preparation was measured and the peak's basis."""
+        error, basis = params["compile_error"], params["peak_basis"]
+        if error:
+            prep = text("bench.method.prep_failed", error=error)
+        else:
+            prep = text(f"bench.method.prep_{params['prep']}")
+        peak = text("bench.method.peak_unknown")
+        if basis:
+            unit = text(f"bench.method.unit.{basis['unit']}")
+            peak = text("bench.method.peak", **(basis | {"unit": unit}))
+        return _timed(params, text("bench.method.shapes"), prep, peak)
 
     def rates(self, params: dict[str, Any]) -> dict[int, float]:
         """GFLOP/s of the sweep by row count."""
@@ -456,7 +462,7 @@ class ShapesResults(Results):
 
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """The sweep, the group by strategy and, with preparation, the crossovers."""
-        rates, peak, calls = self.rates(params), self.est_peak_gflop_s, params["calls"]
+        rates, peak, calls = self.rates(params), self.est_peak_gflop_s(params), params["calls"]
         best = max(rates.values())
         sweep = (
             (r, self.sweep[str(r)].ms, rate, 100 * rate / best, 100 * rate / peak if peak else None)
@@ -558,18 +564,13 @@ def shapes(
         return x @ w
 
     fns: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {"generic": mm, "bucketed": mm}
-    measured_prep, prep_text = None, "no preparation measured (prep='none')"
+    measured_prep, compile_error = None, None
     if prep == "compile":
         log.info("shapes: measuring preparation (torch.compile per prepared shape, caches off)")
         try:
             measured_prep, fns = _compile_prep(mm, calls, buckets, inputs, padded)
-            prep_text = (
-                "prep = first-call time of torch.compile with caches disabled: 1 dynamic graph "
-                "(generic), 1 static graph per bucket (bucketed), 1 per distinct shape "
-                "(specialised); runs use those graphs"
-            )
         except Exception as err:  # e.g. no C++ compiler: say so, run eager
-            prep_text = f"torch.compile failed ({_first_line(err)}): eager runs, no prep measured"
+            compile_error = _first_line(err)
 
     # Everything but the work itself is looked up before timing: each call's input and, for
     # bucketed, its bucket's buffer and the rows it is copied into. The timed loops then
@@ -595,14 +596,10 @@ def shapes(
         group_fns["specialised"] = over_calls(fns["specialised"])
     log.info("shapes: timing the %d-call group: %s ...", len(sequence), ", ".join(group_fns))
     group_t = time_interleaved(group_fns, warmup=warmup, reps=reps)
-    peak, peak_basis = _peak_estimate()
-    flush = "no cache flush (weights stay cached, as in a serving loop)"
-    method = _method(warmup, reps, flush, f"{prep_text}; fp32 peak estimate: {peak_basis}")
-    params = {"dtype": "fp32", "calls": calls, "buckets": buckets}
+    params = {"dtype": "fp32", "calls": calls, "buckets": buckets, "compile_error": compile_error}
     return Measured(
-        ShapesResults(sweep_t, group_t, peak, measured_prep),
-        method,
-        params=params | {"threads": torch.get_num_threads()},
+        ShapesResults(sweep_t, group_t, measured_prep),
+        params=params | {"threads": torch.get_num_threads(), "peak_basis": _peak_basis()},
     )
 
 

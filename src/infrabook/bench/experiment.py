@@ -34,7 +34,6 @@ class Measured:
     was derived from them (a dtype, a thread count, scaled sizes)."""
 
     results: Results
-    method: str
     targets: tuple[Target, ...] = ()
     params: dict[str, Any] = field(default_factory=dict)
 
@@ -87,7 +86,7 @@ class Experiment:
         prov = provenance(device or host.cpu_info(), quick=quick)
         elapsed = round(time.perf_counter() - started, 3)
         params = {k: v for k, v in call.arguments.items() if k != "rig"} | m.params
-        return Entry(self.name, "ok", None, prov, m.method, params, m.results, m.targets, elapsed)
+        return Entry(self.name, "ok", None, prov, params, m.results, m.targets, elapsed)
 
 
 def table(title: str, keys: str, rows: Iterable[tuple[Any, ...]]) -> Table:
@@ -114,6 +113,7 @@ def experiment(
     def declare(run: Callable[..., Measured]) -> Experiment:
         if name in REGISTERED:
             raise ValueError(f"experiment {name!r} is declared twice")
+        results.experiment = name
         REGISTERED[name] = Experiment(name, device, run, results, dict(full), dict(quick))
         return REGISTERED[name]
 

@@ -250,6 +250,10 @@ class SwigluResults(Results):
         """A path's GB/s, L2 ``flushed`` or ``unflushed``, as a percentage of the copy's."""
         return 100 * path.gb_s(mode) / self.copy_gb_s
 
+    def method(self, params: dict[str, Any]) -> str:
+        """Both timers and the copy."""
+        return text("bench.method.gpu_swiglu", mib=params["copy_bytes"] // MiB)
+
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """One row per shape, path and L2 mode."""
         rows = (
@@ -312,10 +316,6 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], copy_bytes: int) -> Meas
     fused_pct = results.pct_copy(measured[0].paths["triton_fused"], "flushed")
     return Measured(
         results,
-        "do_bench median (p20–p80), L2 flushed by zeroing 256 MB before each call; "
-        "'unflushed' = do_bench_cudagraph: a CUDA graph of back-to-back calls, nothing "
-        f"flushed; copy bandwidth = (read + written) / time of a {nbytes // MiB} MiB "
-        "device copy, flushed",
         (Target("gpu_fused_swiglu_bandwidth", fused_pct),),
         {"dtype": "bf16"},
     )
@@ -399,8 +399,6 @@ def gpu_flash(
         per_len.append(FlashRow(n, batch, flop, diff, *timings))
     return Measured(
         FlashResults(tuple(per_len)),
-        "do_bench median (p20–p80), L2 flushed before each call; FLOP = 4 b h L² d; "
-        "SDPA backend as PyTorch chooses it",
         (Target.at_seq_len("gpu_flash_vs_sdpa_8192", per_len, lambda r: r.ratio),),
         {"dtype": "bf16", "causal": False},
     )
@@ -492,9 +490,6 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
         results[name] = Submissions(**counts, issue=issue, total=total)
     return Measured(
         GraphResults(results),
-        f"counts from torch.profiler over {runs} runs (host launch calls, graph launches, "
-        f"device kernel events); host time = perf_counter to issue {runs} runs (median of "
-        f"{reps}), total adds the synchronize; no L2 flush",
         params={"runs": runs, "dtype": "bf16", "fused_kernel": "infrabook.kernels.swiglu"},
     )
 
@@ -559,6 +554,5 @@ def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
         variants[name] = Variant(launch.programs, launch.tiles, rig.flushed(fn), equal)
     return Measured(
         PersistentResults(account(graph, fully_fused(graph)).traffic, variants),
-        "do_bench median (p20–p80), L2 flushed before each call",
         params={"dtype": "bf16", "sm_count": sms},
     )

@@ -2,8 +2,9 @@
 
 One JSON file per kind of device (``cpu.json``, ``nvidia-h200.json``) holds a :class:`Record`:
 per experiment one :class:`Entry` with its :class:`Provenance`, parameters, typed
-:class:`Results` and :class:`Target`\\ s. Each number is stored once; tables and figures are
-derived when reading, so changing a column never needs a rerun. Writes replace the file
+:class:`Results` and :class:`Target`\\ s. Each number is stored once; tables, figures and
+the method's description are derived when reading, so changing a column never needs a rerun
+(a change of method is a change of schema). Writes replace the file
 atomically; a file that is not a record of schema :data:`SCHEMA` raises :class:`RecordError`
 naming the file and why, and nothing overwrites it.
 """
@@ -21,10 +22,11 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from infrabook import config
 from infrabook.bench import host
+from infrabook.labels import text
 from infrabook.serialise import from_jsonable, jsonable
 from infrabook.tables import Table
 
@@ -48,9 +50,17 @@ class Results:
     methods and properties derive what pages quote; ``params`` are the entry's, ``device``
     its provenance's description of the device."""
 
+    #: The experiment these results belong to: set when it is declared.
+    experiment: ClassVar[str] = ""
+
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """The tables a page shows."""
         raise NotImplementedError
+
+    def method(self, params: dict[str, Any]) -> str:
+        """How it was measured, in the page's language: the label ``bench.method.<name>`` of
+        the experiment these results belong to, filled from ``params``."""
+        return text(f"bench.method.{self.experiment}", **params)
 
 
 @dataclass(frozen=True)
@@ -111,14 +121,14 @@ class Target:
 
 @dataclass(frozen=True)
 class Entry:
-    """One experiment as measured (or why it was not): its call's parameters, a summary of
-    the method, the typed results and the targets."""
+    """One experiment as measured (or why it was not): its call's parameters and what the
+    method derived (from which the method is described when read), the typed results and
+    the targets."""
 
     name: str
     status: str
     reason: str | None
     provenance: Provenance
-    method: str = ""
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
     results: Any = None
     targets: tuple[Target, ...] = ()

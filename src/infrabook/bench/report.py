@@ -76,7 +76,9 @@ def provenance_line(entry: Entry) -> str:
         parts.append(text("bench.prov.load", load=load_["loadavg_1m"], cores=load_.get("cores")))
     parts += [text("bench.prov.quick")] if prov.quick else []
     parts += [text("bench.prov.note")] if prov.note else []  # the note itself: in the file
-    return " · ".join([*parts, text("bench.prov.method", method=entry.method)])
+    if entry.status == "ok":
+        parts.append(text("bench.prov.method", method=entry.results.method(entry.params)))
+    return " · ".join(parts)
 
 
 @dataclass

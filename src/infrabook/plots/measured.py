@@ -52,7 +52,7 @@ def shapes(e: Entry, where: str) -> Figure:
     rates = e.results.rates(e.params)
     rows = list(rates)
     ax.plot(rows, list(rates.values()), marker="o", label=text("bench.fig.measured"))
-    peak = e.results.est_peak_gflop_s
+    peak = e.results.est_peak_gflop_s(e.params)
     if peak:
         ax.axhline(peak, ls="--", color=GREY, label=text("bench.fig.est_peak"))
     _log2_ticks(ax, rows)
