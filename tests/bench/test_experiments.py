@@ -133,7 +133,7 @@ def test_methods_are_described_from_params_in_either_language(monkeypatch):
         assert text("bench.method.prep_failed", error="RuntimeError: no C++ compiler") in said
         flush = text("bench.method.flush", mib=fusion.params["flush_mib"])
         assert flush in fusion.results.method(fusion.params)
-    assert "median of 1 reps" in said and "中位数" not in said  # English, the last language
+    assert "median of 1 timed reps" in said and "中位数" not in said  # English, the last one
     none = cpu.shapes(rows=(4,), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
     assert text("bench.method.prep_none") in none.results.method(none.params)
 
