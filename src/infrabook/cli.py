@@ -31,6 +31,7 @@ from infrabook.crossover import pairwise, parse_strategy, regimes
 from infrabook.ffn_chain import activation_chain
 from infrabook.fusion_search import rank_plans
 from infrabook.launches import launch_counts
+from infrabook.live import crossing_tables
 from infrabook.online_softmax import Ln, trace
 from infrabook.serialise import jsonable
 from infrabook.tables import text_table
@@ -284,21 +285,9 @@ def _cmd_crossover(args: argparse.Namespace) -> Any:
         lines = [parse_strategy(s) for s in args.strategy]
     else:
         lines = cost_lines(article_bucketing().costs("article"), digits=1)
-    cross = pairwise(lines)
-    regs = regimes(lines)
-    never, head = (
-        labels.text("live.cell.never"),
-        ("pair", "crossover_n", "from_n", "to_n", "cheapest"),
-    )
-    pair, crossover_n, from_n, to_n, cheapest = (labels.text(f"live.col.{k}") for k in head)
-    text = text_table(
-        [(pair, crossover_n)]
-        + [(f"{c.a} ↔ {c.b}", never if c.runs is None else f"{c.runs:.1f}") for c in cross]
-    )
-    text += "\n\n" + text_table(
-        [(from_n, to_n, cheapest)] + [(f"{g.start:.1f}", f"{g.end:.1f}", g.best) for g in regs]
-    )
-    return {"crossings": cross, "regimes": regs}, text
+    # the tables the live calculator shows, as text
+    text = "\n\n".join(text_table([t.header, *t.rows]) for t in crossing_tables(lines))
+    return {"crossings": pairwise(lines), "regimes": regimes(lines)}, text
 
 
 def _cmd_audit(args: argparse.Namespace) -> Any:

@@ -281,7 +281,7 @@ def _buckets(v: dict[str, Any]) -> list[Table]:
         )
     )
     lines = [Line(c.strategy.label, c.strategy.prep_ms, c.time_ms) for c in costs]
-    return [Table(header, rows), *_crossings(lines)]
+    return [Table(header, rows), *crossing_tables(lines)]
 
 
 def _crossover(v: dict[str, Any]) -> list[Table]:
@@ -290,10 +290,16 @@ def _crossover(v: dict[str, Any]) -> list[Table]:
         Line(labels[n], v[f"prep_{n}"], v[f"run_{n}"])
         for n in ("generic", "bucketed", "specialised")
     ]
-    return _crossings(lines)
+    return crossing_tables(lines)
 
 
-def _crossings(lines: Sequence[Line]) -> list[Table]:
+def crossing_tables(lines: Sequence[Line]) -> list[Table]:
+    """Each pair's crossover and the cheapest strategy between them, as two tables.
+
+    >>> pairs, spans = crossing_tables([Line("generic", 100, 17.0), Line("bucketed", 400, 12.4)])
+    >>> pairs.rows[0][1], spans.rows[-1]
+    ('65.2', ('65.2', '∞', 'bucketed'))
+    """
     pairs = tuple(
         (
             f"{c.a} ↔ {c.b}",
