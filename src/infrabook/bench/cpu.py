@@ -397,9 +397,8 @@ def _peak_basis() -> dict[str, Any] | None:
     unit = next((u for u in _VECTOR_UNITS if u[0] <= set(info["vector"])), None)
     if unit is None or not info["mhz"]:
         return None
-    return {"cores": info["usable_cores"], "mhz": info["mhz"], "per_cycle": unit[1]} | {
-        "unit": unit[2]
-    }
+    _, per_cycle, name = unit
+    return {"cores": info["usable_cores"], "mhz": info["mhz"], "per_cycle": per_cycle, "unit": name}
 
 
 @dataclass(frozen=True)
