@@ -54,8 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="[bench] %(message)s", stream=sys.stderr)
     names = select(args.only)
-    # one rig for every GPU experiment: describing the device queries the driver
-    rig = None if gpu.unavailable_reason() else gpu.rig()
+    # one rig for every GPU experiment, and none without one: making it queries the driver
+    # and starts the profiler
+    wanted_gpu = any(n in GPU_EXPERIMENTS for n in names)
+    rig = gpu.rig() if wanted_gpu and gpu.unavailable_reason() is None else None
     out = args.out or record.bench_dir()
     log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "", out)
     written, failed = set(), []
