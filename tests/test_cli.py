@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -10,6 +11,7 @@ import pytest
 
 from infrabook.cli import main
 from infrabook.labels import text
+from infrabook.tables import display_width
 
 ARTICLE_SECTION_6 = [
     "融合: 分开 120 MiB → 融合 72 MiB(比 0.60,理论 1.67×);三步 156/108/60 MiB",
@@ -97,10 +99,49 @@ def test_console_script_and_module_entry_point():
     out = subprocess.run(
         [sys.executable, "-m", "infrabook", "audit"], capture_output=True, text=True, check=True
     ).stdout
-    assert "fusion.measured_fused_us" in out and "implausible" in out
+    assert "fusion.measured_fused_us" in out and text("verdict.implausible") in out
     bad = subprocess.run(
         [sys.executable, "-m", "infrabook", "buckets", "--rows", "9999"],
         capture_output=True,
         text=True,
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and not bad.stdout
+
+
+# Words a Chinese reader may see in Latin letters: units, API and kernel names, code identifiers
+# (audit claim ids, strategy names in --mfu), and the article's own Latin terms.
+_LATIN_OK = {
+    "MiB", "GiB", "TFLOP", "ms", "MFU", "FlashAttention", "CUDA", "Graph", "softmax", "kernel",
+    "silu", "mul", "mfu", "generic", "bucketed", "specialised", "BF16", "QKV", "ln2", "μs",
+    "vs",  # the article's own section 6 writes "分开 72 MiB vs 全融合 60 MiB"
+    "NVIDIA", "B200", "HGX", "DRAM", "L2", "PaLM",  # names of devices, memories and papers
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["calc", "fusion", "attention", "softmax", "launches", "buckets", "crossover", "audit"],
+)
+def test_chinese_default_prints_no_english(command, capsys, monkeypatch):
+    monkeypatch.setenv("INFRABOOK_LANG", "zh")
+    assert main([command]) == 0
+    words = {
+        w
+        for w in re.findall(r"[A-Za-z][A-Za-z0-9_.]+", capsys.readouterr().out)
+        if "." not in w and "_" not in w  # a code identifier such as fusion.tensor_mib
+    }
+    assert words <= _LATIN_OK, sorted(words - _LATIN_OK)
+
+
+def test_columns_line_up_by_display_width(capsys, monkeypatch):
+    """Chinese cells take two terminal columns each: the second column starts at one offset."""
+    monkeypatch.setenv("INFRABOOK_LANG", "zh")
+    main(["launches"])
+    lines = capsys.readouterr().out.splitlines()
+    starts = set()
+    for line in lines:
+        first = re.match(r"\S+(?: \S+)*", line).group(0)  # the first cell (may hold one space)
+        starts.add(
+            display_width(first) + len(line[len(first) :]) - len(line[len(first) :].lstrip())
+        )
+    assert len(starts) == 1, lines

@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from infrabook import live
+from infrabook.audit import recompute, section6_lines
 
 
 def _cells(name: str, raw: dict[str, str] | None = None, table: int = 0) -> list[list[str]]:
@@ -59,10 +61,37 @@ def test_buckets_show_both_utilisations():
     assert rows["通用"][3:5] == ["20.0%", "20.0%"]
 
 
-def test_recompute_defaults_match_section_6():
-    rows = dict(_cells("recompute"))
-    assert rows["融合"] == "分开 120 MiB → 融合 72 MiB（字节模型 1.67×）；三步 156/108/60 MiB"
-    assert "峰值只 −12 MiB" in rows["峰值"]
+# The article's three lines, 100 + 17.0 n, 400 + 12.4 n and 900 + 6.8 n (its stated preparation
+# and per-run times), crossed by hand in exact arithmetic: the reference every front end must
+# reproduce for "the article's example", in pairwise order (g-b, g-s, b-s).
+_ARTICLE_LINES = {"g": (100, Fraction("17.0")), "b": (400, Fraction("12.4")),
+                  "s": (900, Fraction("6.8"))}  # fmt: skip
+
+
+def _cross(x: str, y: str) -> str:
+    (px, tx), (py, ty) = _ARTICLE_LINES[x], _ARTICLE_LINES[y]
+    return f"{float((py - px) / (tx - ty)):.1f}"
+
+
+ARTICLE_CROSSOVERS = [_cross("g", "b"), _cross("g", "s"), _cross("b", "s")]
+
+
+def test_the_articles_example_gives_one_triple_everywhere():
+    """The 5.2 and 5.3 calculators, the audit (and so `infrabook calc` and the chapter 6
+    calculator, which format it) give the article's crossovers on the article's example."""
+    assert ARTICLE_CROSSOVERS == ["65.2", "78.4", "89.3"]
+    assert [r[1] for r in _cells("crossover")] == ARTICLE_CROSSOVERS
+    assert [r[1] for r in _cells("buckets", table=1)] == ARTICLE_CROSSOVERS
+    r = recompute()
+    keys = ("generic_bucketed", "generic_specialised", "bucketed_specialised")
+    assert [f"{r[f'crossover.{k}'].value:.1f}" for k in keys] == ARTICLE_CROSSOVERS
+
+
+def test_recompute_is_section_6():
+    """The chapter 6 calculator shows `infrabook calc`'s lines: one derivation, one wording."""
+    assert [": ".join(row) for row in _cells("recompute")] == section6_lines()
+    changed = [": ".join(row) for row in _cells("recompute", {"rows": "2048"})]
+    assert changed[0].startswith("融合: 分开 240 MiB → 融合 144 MiB")
 
 
 @pytest.mark.parametrize(

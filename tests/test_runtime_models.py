@@ -81,7 +81,7 @@ def test_mfu_range(mfu, ok):
         with pytest.raises(ValueError, match=r"mfu must be a fraction in \(0, 1\]"):
             effective_rate_tflops(mfu, 500)
     with pytest.raises(ValueError, match="mfu"):
-        Strategy("x", "x", False, float("nan"), 1.0)
+        Strategy("x", False, float("nan"), 1.0)
 
 
 @pytest.mark.parametrize(

@@ -12,18 +12,27 @@ Verdicts:
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+from typing import Any
 
 from infrabook import config
-from infrabook.attention_sizes import article_attention
-from infrabook.bucketing import StrategyCost, article_bucketing, cost_lines
-from infrabook.crossover import crossover
-from infrabook.dataflow import Accounting, account, fully_fused, unfused
-from infrabook.ffn_chain import FUSE_FIRST_TWO, article_chain
+from infrabook.attention_sizes import attention_sizes
+from infrabook.bucketing import (
+    BucketingScenario,
+    StrategyCost,
+    bucketing_scenario,
+    cost_lines,
+    shown_ms,
+)
+from infrabook.crossover import pairwise
+from infrabook.dataflow import Accounting, Graph, account, fully_fused, unfused
+from infrabook.ffn_chain import FUSE_FIRST_TWO, activation_chain
 from infrabook.labels import language, pick, text
-from infrabook.launches import article_launch_counts
+from infrabook.launches import launch_counts
 from infrabook.online_softmax import Ln, trace
 from infrabook.roofline import check_bandwidth_claim
 from infrabook.tables import number_text
@@ -43,8 +52,6 @@ class Recomputed:
     note: str = ""
     implausible: str | None = None
     unit: str | None = None
-    #: The value worked out the article's way, from its rounded intermediate figures.
-    as_article: float | None = None
 
 
 @dataclass(frozen=True)
@@ -93,56 +100,60 @@ def verdict(stated: str, value: float | Fraction) -> str:
     return "rounded" if rel <= ROUNDED_TOLERANCE else "differs"
 
 
-@cache
-def _chain(quant: bool, fused: bool) -> Accounting:
-    g = article_chain(with_quant=quant)
-    return account(g, fully_fused(g) if fused else unfused(g))
+@dataclass(frozen=True)
+class _Case:
+    """One scenario's accountings (``conf/scenarios.toml``'s shape), each computed once."""
+
+    scenario: Mapping[str, Any]
+
+    def chain(self, quant: bool) -> Graph:
+        c = self.scenario["ffn_chain"]
+        return activation_chain(
+            c["rows"], c["cols"], c["dtype"], c["quant_dtype"] if quant else None
+        )
+
+    def account(self, quant: bool, fused: bool) -> Accounting:
+        g = self.chain(quant)
+        return account(g, fully_fused(g) if fused else unfused(g))
+
+    def bucketing(self) -> BucketingScenario:
+        return bucketing_scenario(self.scenario["bucketing"])
+
+    def softmax_steps(self) -> tuple:
+        s = self.scenario["online_softmax"]
+        return tuple(
+            trace([Ln(w) for w in s["score_exps"]], [Fraction(v) for v in s["values"]], s["block"])
+        )
 
 
-@cache
-def _two_fused() -> Accounting:
-    g = article_chain(with_quant=True)
-    return account(g, FUSE_FIRST_TWO)
+def _crossing(sc: BucketingScenario, i: int, j: int) -> Recomputed:
+    """The crossover of strategies i and j from the per-run times as shown (the article's
+    basis, :func:`~infrabook.bucketing.cost_lines`), with the two other bases as notes."""
 
+    def runs(costs: tuple[StrategyCost, ...], shown: bool) -> float | None:
+        lines = cost_lines(costs, shown)
+        return pairwise([lines[i], lines[j]])[0].runs
 
-@cache
-def _softmax_steps() -> tuple:
-    s = config.scenarios()["online_softmax"]
-    return tuple(
-        trace([Ln(w) for w in s["score_exps"]], [Fraction(v) for v in s["values"]], s["block"])
-    )
-
-
-def _costs() -> tuple[StrategyCost, ...]:
-    return article_bucketing().costs("article")
-
-
-def _crossing(i: int, j: int) -> Recomputed:
-    exact = _costs()
-    peak = article_bucketing().costs("peak")
-
-    def runs(costs: tuple[StrategyCost, ...], digits: int | None) -> float:
-        lines = cost_lines(costs, digits)
-        return crossover(lines[i], lines[j])
-
-    unrounded = runs(exact, None)
+    article, at_peak = sc.costs("article"), sc.costs("peak")
+    value = runs(article, True)
     return Recomputed(
-        unrounded,
+        math.nan if value is None else value,
         text(
             "audit.note.crossing",
-            a=f"{exact[i].time_ms:.1f}",
-            b=f"{exact[j].time_ms:.1f}",
-            rounded=f"{runs(exact, 1):.1f}",
-            unrounded=f"{unrounded:.1f}",
-            peak=article_bucketing().peak_tflops,
-            at_peak=f"{runs(peak, None):.1f}",
+            a=number_text(shown_ms(article[i].time_ms)),
+            b=number_text(shown_ms(article[j].time_ms)),
+            unrounded=_runs_text(runs(article, False)),
+            peak=number_text(sc.peak_tflops, "g"),
+            at_peak=_runs_text(runs(at_peak, False)),
         ),
-        as_article=runs(exact, 1),
     )
 
 
-def _measured(claim: dict, fused: bool) -> Recomputed:
-    acc = _chain(False, fused)
+def _runs_text(runs: float | None) -> str:
+    return text("live.cell.never") if runs is None else number_text(runs, ".1f")
+
+
+def _measured(claim: dict, acc: Accounting) -> Recomputed:
     seconds = float(claim["stated"]) * 1e-6
     v = check_bandwidth_claim(acc.traffic, seconds, acc.footprint_bytes)
     fastest = v.fastest_dram
@@ -164,12 +175,13 @@ def _measured(claim: dict, fused: bool) -> Recomputed:
     )
 
 
-def _measured_speedup() -> Recomputed:
-    stated = {c["id"]: c for c in config.claims()}
-    before, after = (stated[k] for k in ("fusion.measured_separate_us", "fusion.measured_fused_us"))
+def _measured_speedup(claims: Mapping[str, dict], sep: Accounting, fus: Accounting) -> Recomputed:
+    before, after = claims["fusion.measured_separate_us"], claims["fusion.measured_fused_us"]
     ratio = float(before["stated"]) / float(after["stated"])
-    model = _chain(False, False).traffic / _chain(False, True).traffic
-    doubtful = [c["stated"] for c in (before, after) if _measured(c, fused=c is after).implausible]
+    model = sep.traffic / fus.traffic
+    doubtful = [
+        c["stated"] for c, acc in ((before, sep), (after, fus)) if _measured(c, acc).implausible
+    ]
     note = f"{before['stated']} / {after['stated']} = {ratio:.2f}"
     if ratio > model:
         note += text("audit.note.above_model", model=f"{model:.2f}")
@@ -180,10 +192,9 @@ def _measured_speedup() -> Recomputed:
     )
 
 
-def _useful_mfu(claim: dict) -> Recomputed:
+def _useful_mfu(claim: dict, sc: BucketingScenario) -> Recomputed:
     """The bucketed strategy's useful MFU (real rows only) against the article's "MFU"."""
-    sc = article_bucketing()
-    bucketed = _costs()[1]
+    bucketed = sc.costs("article")[1]
     useful = bucketed.useful_mfu(sc.implied_peak_tflops("article"))
     return Recomputed(
         useful * 100,
@@ -197,34 +208,50 @@ def _useful_mfu(claim: dict) -> Recomputed:
     )
 
 
-@cache
-def recompute() -> dict[str, Recomputed]:
-    """Every number of the article that can be recomputed, by claim id (``conf/claims.toml``).
+def recompute(scenario: Mapping[str, Any] | None = None) -> dict[str, Recomputed]:
+    """Every number of the article that can be recomputed, by claim id (``conf/claims.toml``),
+    for ``scenario`` (a mapping shaped like ``conf/scenarios.toml``; the article's by default).
 
-    The one recomputation of the article: :func:`audit` judges it, ``infrabook calc`` prints it.
+    The one recomputation of the article: :func:`audit` judges it, :func:`section6_lines`
+    formats it for ``infrabook calc`` and the chapter 6 calculator.
 
     >>> r = recompute()
     >>> r["fusion.separate_mib"].value, r["fusion.fused_mib"].value, r["softmax.result"].value
     (120.0, 72.0, Fraction(7, 3))
+    >>> [round(r[f"crossover.{k}"].value, 1) for k in ("generic_bucketed",
+    ...     "bucketed_specialised", "generic_specialised")]
+    [65.2, 89.3, 78.4]
     """
+    return _article() if scenario is None else _recompute(_Case(scenario))
+
+
+@cache
+def _article() -> dict[str, Recomputed]:
+    return _recompute(_Case(config.scenarios()))
+
+
+def _recompute(case: _Case) -> dict[str, Recomputed]:
     claims = {c["id"]: c for c in config.claims()}
-    sep, fus = _chain(False, False), _chain(False, True)
-    sep3, two3, fus3 = _chain(True, False), _two_fused(), _chain(True, True)
-    att = article_attention()
-    first, second, last = _softmax_steps()[0], _softmax_steps()[1], _softmax_steps()[-1]
-    costs, peak_costs = _costs(), article_bucketing().costs("peak")
-    strategies = article_bucketing().strategies
+    sep, fus = case.account(False, False), case.account(False, True)
+    sep3, fus3 = case.account(True, False), case.account(True, True)
+    two3 = account(case.chain(True), FUSE_FIRST_TWO)
+    a = case.scenario["attention"]
+    att = attention_sizes(a["seq_len"], a["head_dim"], a["dtype"], a["score_dtype"])
+    steps = case.softmax_steps()
+    first, second, last = steps[0], steps[1], steps[-1]
+    sc = case.bucketing()
+    costs, peak_costs = sc.costs("article"), sc.costs("peak")
     out = {
-        "fusion.tensor_mib": Recomputed(mib(article_chain().tensor("G").nbytes)),
+        "fusion.tensor_mib": Recomputed(mib(case.chain(False).tensor("G").nbytes)),
         "fusion.silu_kernel_mib": Recomputed(mib(sep.kernels[0].bytes_moved)),
         "fusion.mul_kernel_mib": Recomputed(mib(sep.kernels[1].bytes_moved)),
         "fusion.separate_mib": Recomputed(mib(sep.traffic)),
         "fusion.fused_mib": Recomputed(mib(fus.traffic)),
         "fusion.ratio": Recomputed(fus.traffic / sep.traffic),
         "fusion.model_speedup": Recomputed(sep.traffic / fus.traffic),
-        "fusion.measured_separate_us": _measured(claims["fusion.measured_separate_us"], False),
-        "fusion.measured_fused_us": _measured(claims["fusion.measured_fused_us"], True),
-        "fusion.measured_speedup": _measured_speedup(),
+        "fusion.measured_separate_us": _measured(claims["fusion.measured_separate_us"], sep),
+        "fusion.measured_fused_us": _measured(claims["fusion.measured_fused_us"], fus),
+        "fusion.measured_speedup": _measured_speedup(claims, sep, fus),
         "boundary.per_intermediate_mib": Recomputed(
             mib(two3.traffic - fus3.traffic),
             text("audit.note.per_intermediate", mib=f"{mib(sep3.traffic - two3.traffic):.0f}"),
@@ -253,29 +280,102 @@ def recompute() -> dict[str, Recomputed]:
             costs[1].padding_fraction * 100,
             text("audit.note.exactly", value=f"{costs[1].padding_fraction:.2%}"),
         ),
-        "bucketing.mfu_ratio": Recomputed(strategies[1].mfu / strategies[0].mfu),
-        "crossover.generic_bucketed": _crossing(0, 1),
-        "crossover.bucketed_specialised": _crossing(1, 2),
-        "crossover.generic_specialised": _crossing(0, 2),
-        "bucketing.bucketed_mfu": _useful_mfu(claims["bucketing.bucketed_mfu"]),
+        "bucketing.mfu_ratio": Recomputed(sc.strategies[1].mfu / sc.strategies[0].mfu),
+        "crossover.generic_bucketed": _crossing(sc, 0, 1),
+        "crossover.bucketed_specialised": _crossing(sc, 1, 2),
+        "crossover.generic_specialised": _crossing(sc, 0, 2),
+        "bucketing.bucketed_mfu": _useful_mfu(claims["bucketing.bucketed_mfu"], sc),
     }
-    for i, counts in enumerate(article_launch_counts()):
-        name = ("eager", "graph", "fused", "fused_graph")[i]
-        out[f"launches.{name}_host"] = Recomputed(counts.host_submissions)
-        out[f"launches.{name}_kernels"] = Recomputed(counts.kernels)
+    g = case.scenario["graph_replay"]
+    counts = launch_counts(g["runs"], g["kernels_per_run"], g["fused_kernels_per_run"])
+    for name, count in zip(("eager", "graph", "fused", "fused_graph"), counts, strict=True):
+        out[f"launches.{name}_host"] = Recomputed(count.host_submissions)
+        out[f"launches.{name}_kernels"] = Recomputed(count.kernels)
     for i, name in enumerate(("generic", "bucketed", "specialised")):
         out[f"bucketing.{name}_rate"] = Recomputed(
-            peak_costs[i].rate_tflops, text("audit.note.rate", peak=article_bucketing().peak_tflops)
+            peak_costs[i].rate_tflops, text("audit.note.rate", peak=sc.peak_tflops)
         )
         out[f"bucketing.{name}_ms"] = Recomputed(
             costs[i].time_ms,
-            text(
-                "audit.note.time",
-                peak=article_bucketing().peak_tflops,
-                ms=f"{peak_costs[i].time_ms:.2f}",
-            ),
+            text("audit.note.time", peak=sc.peak_tflops, ms=f"{peak_costs[i].time_ms:.2f}"),
         )
     return out
+
+
+def section6_lines(scenario: Mapping[str, Any] | None = None, lang: str | None = None) -> list[str]:
+    """The article's section 6 output, line by line, formatted from :func:`recompute` of
+    ``scenario`` (the article's by default), in ``lang`` (the build's language by default; the
+    Chinese keeps the article's format). ``infrabook calc`` prints these lines and the chapter 6
+    calculator shows them for the reader's inputs.
+
+    >>> print(section6_lines(lang="zh")[0])
+    融合: 分开 120 MiB → 融合 72 MiB(比 0.60,理论 1.67×);三步 156/108/60 MiB
+    >>> print(section6_lines(lang="zh")[-1])
+    交叉点: 通用↔分桶 65 组;分桶↔逐形状特化 89 组;通用↔逐形状特化 78 组
+    """
+    s = config.scenarios() if scenario is None else scenario
+    r = {key: rec.value for key, rec in recompute(scenario).items()}
+    att, sm = s["attention"], s["online_softmax"]
+    g, b, p = (
+        text(f"strategy.{st.name}", lang) for st in bucketing_scenario(s["bucketing"]).strategies
+    )
+
+    def runs(key: str) -> str:
+        n = float(r[key])
+        return text("live.cell.never", lang) if math.isnan(n) else f"{n:.0f}"
+
+    return [
+        text(
+            "calc.fusion",
+            lang,
+            sep=r["fusion.separate_mib"],
+            fused=r["fusion.fused_mib"],
+            ratio=r["fusion.ratio"],
+            speedup=r["fusion.model_speedup"],
+            s3=r["boundary.separate_mib"],
+            s2=r["boundary.two_fused_mib"],
+            s1=r["boundary.all_fused_mib"],
+        ),
+        text(
+            "calc.peak",
+            lang,
+            sep=r["boundary.peak_separate_mib"],
+            fused=r["boundary.peak_fused_mib"],
+            traffic=r["boundary.traffic_saved_mib"],
+            peak=r["boundary.peak_saved_mib"],
+        ),
+        text(
+            "calc.attention",
+            lang,
+            L=att["seq_len"],
+            d=att["head_dim"],
+            dtype=att["dtype"].upper(),
+            io=r["attention.qkvo_mib"],
+            s=r["attention.s_mib"],
+            gib=r["attention.intermediate_gib"],
+        ),
+        text(
+            "calc.softmax",
+            lang,
+            scores=",".join(str(Ln(w)) for w in sm["score_exps"]).replace("ln(2)", "ln2"),
+            values=",".join(str(v) for v in sm["values"]),
+            r=float(r["softmax.r"]),
+            l=float(r["softmax.l"]),
+            u=float(r["softmax.u"]),
+            result=float(r["softmax.result"]),
+            exact=r["softmax.result"],
+        ),
+        text(
+            "calc.crossover",
+            lang,
+            g=g,
+            b=b,
+            p=p,
+            gb=runs("crossover.generic_bucketed"),
+            bp=runs("crossover.bucketed_specialised"),
+            gp=runs("crossover.generic_specialised"),
+        ),
+    ]
 
 
 def audit() -> list[AuditRow]:
@@ -284,8 +384,8 @@ def audit() -> list[AuditRow]:
     >>> rows = {r.id: r for r in audit()}
     >>> rows["fusion.separate_mib"].verdict, rows["fusion.measured_fused_us"].verdict
     ('matches', 'implausible')
-    >>> rows["crossover.bucketed_specialised"].verdict
-    'rounded'
+    >>> rows["bucketing.generic_rate"].verdict, rows["crossover.bucketed_specialised"].verdict
+    ('rounded', 'matches')
     """
     rows = []
     recomputed = recompute()

@@ -16,11 +16,12 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from infrabook import config
 from infrabook.checks import check_finite, check_fraction, check_positive_int
 from infrabook.crossover import Line
-from infrabook.labels import pick
+from infrabook.labels import group
 
 Calls = tuple[tuple[int, int], ...]  # (rows, number of calls)
 
@@ -136,7 +137,6 @@ class Strategy:
     """
 
     name: str
-    label: str
     bucketed: bool
     mfu: float
     prep_ms: float
@@ -145,6 +145,16 @@ class Strategy:
     def __post_init__(self) -> None:
         check_fraction(f"mfu of {self.name!r}", self.mfu)
         check_finite(f"prep_ms of {self.name!r}", self.prep_ms)
+
+    @property
+    def label(self) -> str:
+        """The strategy's name in the build's language (``strategy.<name>`` in
+        :mod:`infrabook.labels`; a strategy the book does not name keeps its ``name``).
+
+        >>> Strategy("bucketed", True, 0.4, 400.0).label, Strategy("tuned", True, 0.3, 1.0).label
+        ('分桶', 'tuned')
+        """
+        return group("strategy").get(self.name, self.name)
 
 
 @dataclass(frozen=True)
@@ -170,7 +180,7 @@ class StrategyCost:
         count towards MFU as the PaLM paper defines it. The article's bucketed strategy runs at
         200 TFLOP/s over 8,192 rows of which 5,632 are real:
 
-        >>> s = Strategy("bucketed", "分桶", True, 0.4, 400.0)
+        >>> s = Strategy("bucketed", True, 0.4, 400.0)
         >>> c = cost(s, [(256, 8), (1536, 1), (2048, 1)], (512, 2048), 6 * 4096 * 12288, 200.0)
         >>> round(c.useful_rate_tflops, 1)
         137.5
@@ -182,7 +192,7 @@ class StrategyCost:
 
         This is what the article calls "MFU" (40 % for bucketing).
 
-        >>> s = Strategy("bucketed", "分桶", True, 0.4, 400.0)
+        >>> s = Strategy("bucketed", True, 0.4, 400.0)
         >>> c = cost(s, [(256, 8), (1536, 1), (2048, 1)], (512, 2048), 6 * 4096 * 12288, 200.0)
         >>> round(c.executed_utilisation(500.0), 3)
         0.4
@@ -195,7 +205,7 @@ class StrategyCost:
         Bucketing's 40 % executed utilisation is about 27.3 % useful MFU of the 503.8 TFLOP/s
         peak (27.5 % of 500); generic's 20 % stays 20 %, so MFU rises by exactly the speed-up:
 
-        >>> s = Strategy("bucketed", "分桶", True, 0.4, 400.0)
+        >>> s = Strategy("bucketed", True, 0.4, 400.0)
         >>> c = cost(s, [(256, 8), (1536, 1), (2048, 1)], (512, 2048), 6 * 4096 * 12288, 200.0)
         >>> round(c.useful_mfu(503.8), 4), round(c.useful_mfu(500.0), 4)
         (0.2729, 0.275)
@@ -212,7 +222,7 @@ def cost(
 ) -> StrategyCost:
     """Rows executed and time per group of calls for one strategy at a given rate.
 
-    >>> s = Strategy("bucketed", "分桶", True, 0.4, 400.0)
+    >>> s = Strategy("bucketed", True, 0.4, 400.0)
     >>> c = cost(s, [(256, 8), (1536, 1), (2048, 1)], (512, 2048), 6 * 4096 * 12288, 200.0)
     >>> c.executed_rows, round(c.time_ms, 1)
     (8192, 12.4)
@@ -307,31 +317,57 @@ class BucketingScenario:
         return tuple(out)
 
 
-def cost_lines(
-    costs: Sequence[StrategyCost], digits: int | None = None, label: bool = False
-) -> list[Line]:
-    """The T_total = P + n*T_run line of each strategy, its time per group rounded to
-    ``digits`` decimals if given (the article rounds to 0.1 ms); named by ``label`` (the
-    article's Chinese name) or by ``name``.
+#: Significant figures of a per-run time as the article prints it (17.0 / 12.4 / 6.8 ms) and as
+#: the book's tables show it. Crossovers are computed from the times as shown, so that a reader
+#: can check them by hand and the article's example gives the article's crossovers everywhere.
+SHOWN_FIGURES = 3
 
-    >>> [line.run_ms for line in cost_lines(article_bucketing().costs("article"), 1)]
+
+def shown_ms(ms: float) -> float:
+    """A per-run time as shown: :data:`SHOWN_FIGURES` significant figures.
+
+    >>> [shown_ms(c.time_ms) for c in article_bucketing().costs("article")]
     [17.0, 12.4, 6.8]
+    """
+    return float(f"{ms:.{SHOWN_FIGURES}g}")
+
+
+def cost_lines(
+    costs: Sequence[StrategyCost], shown: bool = True, label: bool = False
+) -> list[Line]:
+    """The T_total = P + n*T_run line of each strategy, its time per group as shown
+    (:func:`shown_ms`, the article's rounding) unless ``shown`` is false; named by ``label``
+    (the strategy's label in the build's language) or by ``name``.
+
+    >>> [line.run_ms for line in cost_lines(article_bucketing().costs("article"))]
+    [17.0, 12.4, 6.8]
+    >>> [round(line.run_ms, 3) for line in cost_lines(article_bucketing().costs(), shown=False)]
+    [17.008, 12.37, 6.803]
     """
     return [
         Line(
             c.strategy.label if label else c.strategy.name,
             c.strategy.prep_ms,
-            c.time_ms if digits is None else round(c.time_ms, digits),
+            shown_ms(c.time_ms) if shown else c.time_ms,
         )
         for c in costs
     ]
 
 
-def _strategy(entry: Mapping[str, object]) -> Strategy:
-    # conf/ names each strategy in both editions' words; the build's language picks one
-    fields = dict(entry)
-    label = pick(str(fields.pop("label")), str(fields.pop("label_en")))
-    return Strategy(label=label, **fields)  # type: ignore[arg-type]
+def bucketing_scenario(s: Mapping[str, Any]) -> BucketingScenario:
+    """Example 5-12's structure from a mapping shaped like ``conf/scenarios.toml``'s
+    ``[bucketing]`` (the chapter 6 calculator passes the reader's calls and buckets).
+
+    >>> bucketing_scenario(config.scenarios()["bucketing"]).buckets
+    (512, 2048)
+    """
+    return BucketingScenario(
+        calls=check_calls(s["calls"]),
+        buckets=check_buckets(s["buckets"]),
+        peak_tflops=s["peak_tflops"],
+        flop_per_row=s["flop_per_row_factor"] * s["d_model"] * s["d_ff"],
+        strategies=tuple(Strategy(**st) for st in s["strategies"]),
+    )
 
 
 def article_bucketing() -> BucketingScenario:
@@ -341,14 +377,7 @@ def article_bucketing() -> BucketingScenario:
     >>> sc.flop_per_row, sc.peak_tflops
     (301989888, 503.8)
     """
-    s = config.scenarios()["bucketing"]
-    return BucketingScenario(
-        calls=check_calls(s["calls"]),
-        buckets=check_buckets(s["buckets"]),
-        peak_tflops=s["peak_tflops"],
-        flop_per_row=s["flop_per_row_factor"] * s["d_model"] * s["d_ff"],
-        strategies=tuple(_strategy(st) for st in s["strategies"]),
-    )
+    return bucketing_scenario(config.scenarios()["bucketing"])
 
 
 def parse_calls(text: str) -> Calls:

@@ -18,7 +18,7 @@ import numpy as np
 
 from infrabook import config, labels
 from infrabook.attention_sizes import attention_sizes, flash_traffic
-from infrabook.audit import audit, recompute
+from infrabook.audit import audit, section6_lines
 from infrabook.bucketing import (
     BucketingScenario,
     article_bucketing,
@@ -31,10 +31,10 @@ from infrabook.crossover import pairwise, parse_strategy, regimes
 from infrabook.ffn_chain import activation_chain
 from infrabook.fusion_search import rank_plans
 from infrabook.launches import launch_counts
-from infrabook.live import crossing_tables
-from infrabook.online_softmax import Ln, trace
+from infrabook.live import calculators, crossing_tables
+from infrabook.online_softmax import trace
 from infrabook.serialise import jsonable
-from infrabook.tables import text_table
+from infrabook.tables import number_text, text_table
 from infrabook.units import mib
 
 
@@ -57,102 +57,30 @@ def _ints(text: str) -> list[int]:
         raise ValueError(f"cannot read {text!r}: expected comma-separated integers") from None
 
 
-def calc_lines(lang: str | None = None) -> list[str]:
-    """The article's section 6 output, line by line, formatted from :func:`recompute`, in
-    ``lang`` (the build's language by default; the Chinese keeps the article's format).
-
-    >>> print(calc_lines(lang="zh")[0])
-    融合: 分开 120 MiB → 融合 72 MiB(比 0.60,理论 1.67×);三步 156/108/60 MiB
-    >>> print(calc_lines(lang="en")[0])
-    fusion: separate 120 MiB → fused 72 MiB (ratio 0.60, theory 1.67×); three steps 156/108/60 MiB
-    """
-    recomputed = recompute()
-    r = {key: rec.value for key, rec in recomputed.items()}
-    s = config.scenarios()
-    att, sm = s["attention"], s["online_softmax"]
-    g, b, p = (labels.text(f"strategy.{st.name}", lang) for st in article_bucketing().strategies)
-    cross = {key: rec.as_article for key, rec in recomputed.items() if key.startswith("cross")}
-    return [
-        labels.text(
-            "calc.fusion",
-            lang,
-            sep=r["fusion.separate_mib"],
-            fused=r["fusion.fused_mib"],
-            ratio=r["fusion.ratio"],
-            speedup=r["fusion.model_speedup"],
-            s3=r["boundary.separate_mib"],
-            s2=r["boundary.two_fused_mib"],
-            s1=r["boundary.all_fused_mib"],
-        ),
-        labels.text(
-            "calc.peak",
-            lang,
-            sep=r["boundary.peak_separate_mib"],
-            fused=r["boundary.peak_fused_mib"],
-            traffic=r["boundary.traffic_saved_mib"],
-            peak=r["boundary.peak_saved_mib"],
-        ),
-        labels.text(
-            "calc.attention",
-            lang,
-            L=att["seq_len"],
-            d=att["head_dim"],
-            dtype=att["dtype"].upper(),
-            io=r["attention.qkvo_mib"],
-            s=r["attention.s_mib"],
-            gib=r["attention.intermediate_gib"],
-        ),
-        labels.text(
-            "calc.softmax",
-            lang,
-            scores=",".join(str(Ln(w)) for w in sm["score_exps"]).replace("ln(2)", "ln2"),
-            values=",".join(str(v) for v in sm["values"]),
-            r=float(r["softmax.r"]),
-            l=float(r["softmax.l"]),
-            u=float(r["softmax.u"]),
-            result=float(r["softmax.result"]),
-            exact=r["softmax.result"],
-        ),
-        labels.text(
-            "calc.crossover",
-            lang,
-            g=g,
-            b=b,
-            p=p,
-            gb=cross["crossover.generic_bucketed"],
-            bp=cross["crossover.bucketed_specialised"],
-            gp=cross["crossover.generic_specialised"],
-        ),
-    ]
-
-
 def _cmd_calc(args: argparse.Namespace) -> Any:
-    lines = calc_lines()
+    lines = section6_lines()
     return {"lines": lines}, "\n".join(lines)
+
+
+def _live(name: str, values: dict[str, Any]) -> str:
+    """Calculator ``name``'s tables (the ones its live calculator shows) as terminal text."""
+    tables = calculators()[name].compute(values)
+    return "\n\n".join(t.text() for t in tables)
 
 
 def _cmd_fusion(args: argparse.Namespace) -> Any:
     graph = activation_chain(args.rows, args.cols, args.dtype, args.quant_dtype)
     ranked = rank_plans(graph)
-    rows: list[tuple[object, ...]] = [("plan", "kernels", "traffic MiB", "peak MiB")]
-    rows += [
-        (
-            r.label,
-            r.accounting.kernel_count,
-            f"{mib(r.accounting.traffic):g}",
-            f"{mib(r.accounting.peak_live_bytes):g}",
-        )
-        for r in ranked
-    ]
-    detail = [("kernel", "reads", "writes", "read MiB", "written MiB")]
+    keys = ("kernel", "reads", "writes", "read_mib", "written_mib")
+    detail: list[tuple[object, ...]] = [tuple(labels.text(f"cli.col.{k}") for k in keys)]
     for r in (ranked[-1], ranked[0]):
         detail += [
             (
                 k.name,
                 ",".join(k.reads),
                 ",".join(k.writes),
-                f"{mib(k.bytes_read):g}",
-                f"{mib(k.bytes_written):g}",
+                number_text(mib(k.bytes_read), ".4g"),
+                number_text(mib(k.bytes_written), ".4g"),
             )
             for k in r.accounting.kernels
         ]
@@ -165,7 +93,8 @@ def _cmd_fusion(args: argparse.Namespace) -> Any:
         }
         for r in ranked
     ]
-    return data, text_table(rows) + "\n\n" + text_table(detail)
+    values = vars(args) | {"quant_dtype": args.quant_dtype or "none"}
+    return data, _live("fusion", values) + "\n\n" + text_table(detail)
 
 
 def _cmd_attention(args: argparse.Namespace) -> Any:
@@ -181,26 +110,17 @@ def _cmd_attention(args: argparse.Namespace) -> Any:
         "standard_traffic_bytes": a.standard_traffic,
         "flash": asdict(f) | {"total": f.total},
     }
-    text = text_table(
-        [
-            ("quantity", "MiB"),
-            ("Q / K / V / O (each)", f"{mib(a.qkvo_bytes):g}"),
-            ("S / P (each)", f"{mib(a.score_bytes):g}"),
-            ("standard: Q,K,V read + O write", f"{mib(a.io_traffic):g}"),
-            ("standard: S, P written and read", f"{mib(a.intermediate_traffic):g}"),
-            (f"flash ({f.query_tiles} query tiles of {args.block_q}): total", f"{mib(f.total):g}"),
-            ("flash: K and V reads", f"{mib(f.kv_bytes):g}"),
-        ]
-    )
-    return data, text
+    return data, _live("attention", vars(args))
 
 
 def _cmd_softmax(args: argparse.Namespace) -> Any:
+    values = {"scores": _floats(args.scores), "values": _floats(args.values), "block": args.block}
     # Finite inputs can still overflow float64 in the weighted sum (values near 1.8e308);
     # say so instead of printing inf or a numpy warning.
     try:
         with np.errstate(over="raise", invalid="raise"):
-            steps = trace(_floats(args.scores), _floats(args.values), args.block)
+            steps = trace(values["scores"], values["values"], args.block)
+            text = _live("softmax", values)
     except FloatingPointError:
         steps = []
     result = float(steps[-1].state.result) if steps else math.inf
@@ -209,26 +129,15 @@ def _cmd_softmax(args: argparse.Namespace) -> Any:
             f"the weighted sum of --values {args.values!r} overflows float64 "
             f"(largest {sys.float_info.max:.3g}): expected smaller values"
         )
-    rows: list[tuple[object, ...]] = [("block", "scores", "m", "l", "u", "r")]
-    rows += [
-        (
-            s.index,
-            ",".join(f"{x:g}" for x in s.scores),
-            f"{s.state.m:.6g}",
-            f"{s.state.l:.6g}",
-            f"{float(s.state.u):.6g}",
-            f"{float(s.r):.6g}",
-        )
-        for s in steps
-    ]
     data = {"steps": [asdict(s) for s in steps], "result": result}
-    return data, text_table(rows) + f"\nresult u/l = {result:.6g}"
+    return data, text
 
 
 def _cmd_launches(args: argparse.Namespace) -> Any:
     counts = launch_counts(args.runs, args.kernels_per_run, args.fused_kernels_per_run)
-    rows: list[tuple[object, ...]] = [("config", "host submissions", "kernels")]
-    rows += [(c.name, c.host_submissions, c.kernels) for c in counts]
+    keys = ("config", "host_submissions", "kernels")
+    rows: list[tuple[object, ...]] = [tuple(labels.text(f"cli.col.{k}") for k in keys)]
+    rows += [(labels.text(f"launches.{c.name}"), c.host_submissions, c.kernels) for c in counts]
     return [asdict(c) for c in counts], text_table(rows)
 
 
@@ -248,21 +157,9 @@ def _cmd_buckets(args: argparse.Namespace) -> Any:
     sc = _scenario_for(args)
     costs = sc.costs(args.rates)
     peak = sc.implied_peak_tflops(args.rates)
-    keys = ("strategy", "rows", "padding", "executed", "useful", "rate", "time", "prep")
-    rows: list[tuple[object, ...]] = [tuple(labels.text(f"buckets.col.{k}") for k in keys)]
-    rows += [
-        (
-            labels.text(f"strategy.{c.strategy.name}"),
-            c.executed_rows,
-            f"{c.padding_fraction:+.1%}",
-            f"{c.executed_utilisation(peak):.1%}",
-            f"{c.useful_mfu(peak):.1%}",
-            f"{c.rate_tflops:g}",
-            f"{c.time_ms:.2f}",
-            f"{c.strategy.prep_ms:g}",
-        )
-        for c in costs
-    ]
+    values: dict[str, Any] = {"calls": sc.calls, "buckets": sc.buckets, "peak_tflops": peak}
+    for s in sc.strategies:
+        values |= {f"util_{s.name}": s.mfu, f"prep_{s.name}": s.prep_ms}
     assumed = labels.text(
         "buckets.assumed",
         peak=f"{peak:g}",
@@ -277,34 +174,35 @@ def _cmd_buckets(args: argparse.Namespace) -> Any:
         }
         for c in costs
     ]
-    return data, text_table(rows) + "\n\n" + assumed
+    return data, _live("buckets", values) + "\n\n" + assumed
 
 
 def _cmd_crossover(args: argparse.Namespace) -> Any:
     if args.strategy:
         lines = [parse_strategy(s) for s in args.strategy]
     else:
-        lines = cost_lines(article_bucketing().costs("article"), digits=1)
+        lines = cost_lines(article_bucketing().costs("article"), label=True)
     # the tables the live calculator shows, as text
-    text = "\n\n".join(text_table([t.header, *t.rows]) for t in crossing_tables(lines))
+    text = "\n\n".join(t.text() for t in crossing_tables(lines))
     return {"crossings": pairwise(lines), "regimes": regimes(lines)}, text
 
 
 def _cmd_audit(args: argparse.Namespace) -> Any:
     rows = audit()
-    table = [("section", "claim", "stated", "recomputed", "verdict")]
+    keys = ("section", "claim", "stated", "recomputed", "verdict")
+    table: list[tuple[object, ...]] = [tuple(labels.text(f"cli.col.{k}") for k in keys)]
     table += [
         (
             r.section,
             r.id,
             f"{r.stated} {r.unit}".strip(),
             f"{r.recomputed_text} {r.recomputed_unit}".strip(),
-            r.verdict,
+            r.verdict_text,
         )
         for r in rows
     ]
-    notes = [f"{r.id}: {r.note}" for r in rows if r.note]
-    return rows, text_table(table) + "\n\nnotes:\n" + "\n".join(notes)
+    notes = [labels.text("word.named", name=r.id, value=r.note) for r in rows if r.note]
+    return rows, "\n\n".join((text_table(table), labels.text("cli.notes"), "\n".join(notes)))
 
 
 def build_parser() -> argparse.ArgumentParser:

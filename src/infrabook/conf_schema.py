@@ -143,8 +143,6 @@ SCHEMAS: dict[str, Schema] = {
                 {
                     "name": NAME,
                     "article_rate_tflops": Optional(POSITIVE),
-                    "label": NAME,
-                    "label_en": NAME,
                     "bucketed": BOOL,
                     "mfu": FRACTION,
                     "prep_ms": NON_NEGATIVE,

@@ -66,10 +66,10 @@ _LABELS: dict[str, tuple[str, str]] = {
         "at the stated rate; at MFU × {peak} TFLOP/s {ms} ms",
     ),
     "audit.note.crossing": (
-        "用原文舍入后的时间（{a} / {b} ms）得 {rounded}；用原文速率下未舍入的时间得 {unrounded}"
-        "；按 MFU × {peak} TFLOP/s 得 {at_peak}",
-        "from the article's rounded times ({a} / {b} ms) {rounded}; from unrounded times at the"
-        " stated rates {unrounded}; at MFU × {peak} TFLOP/s {at_peak}",
+        "按原文的每组时间（{a} / {b} ms，即本书各处所用的口径）；不取整的时间得 {unrounded}；"
+        "按 MFU × {peak} TFLOP/s 得 {at_peak}",
+        "from the article's per-run times ({a} / {b} ms, the basis used throughout the book); "
+        "from unrounded times {unrounded}; at MFU × {peak} TFLOP/s {at_peak}",
     ),
     "audit.note.measured": (
         "{us} μs 内搬运 {mib} MiB：{summary}（工作集 {working} MiB）；表中是在 {device} 上的下限",
@@ -563,9 +563,23 @@ _LABELS: dict[str, tuple[str, str]] = {
         "online softmax: [{scores}]/[{values}] → r={r} → ℓ'={l}, u'={u} → {result:.4f} (= {exact})",
     ),
     "calc.crossover": (
-        "交叉点: {g}↔{b} {gb:.0f} 组;{b}↔{p} {bp:.0f} 组;{g}↔{p} {gp:.0f} 组",
-        "crossovers: {g}↔{b} {gb:.0f} runs; {b}↔{p} {bp:.0f} runs; {g}↔{p} {gp:.0f} runs",
+        "交叉点: {g}↔{b} {gb} 组;{b}↔{p} {bp} 组;{g}↔{p} {gp} 组",
+        "crossovers: {g}↔{b} {gb} runs; {b}↔{p} {bp} runs; {g}↔{p} {gp} runs",
     ),
+    "cli.col.kernel": ("kernel", "kernel"),
+    "cli.col.reads": ("读", "reads"),
+    "cli.col.writes": ("写", "writes"),
+    "cli.col.read_mib": ("读 MiB", "read MiB"),
+    "cli.col.written_mib": ("写 MiB", "written MiB"),
+    "cli.col.config": ("配置", "configuration"),
+    "cli.col.host_submissions": ("主机提交", "host submissions"),
+    "cli.col.kernels": ("kernel 数", "kernels"),
+    "cli.col.section": ("节", "section"),
+    "cli.col.claim": ("结论", "claim"),
+    "cli.col.stated": ("原文", "stated"),
+    "cli.col.recomputed": ("复算", "recomputed"),
+    "cli.col.verdict": ("判定", "verdict"),
+    "cli.notes": ("说明：", "notes:"),
     # ---- end of command line ------------------------------------------------------------
     #
     # ---- calculators' explanations (bucketing, crossover, roofline, ...) ----------------
@@ -616,14 +630,6 @@ _LABELS: dict[str, tuple[str, str]] = {
     "timeline.end": ("共 {value} μs", "{value} μs in all"),
     #
     # pages3: bucketing and crossovers
-    "buckets.col.strategy": ("策略", "strategy"),
-    "buckets.col.rows": ("执行行数", "rows executed"),
-    "buckets.col.padding": ("补齐", "padding"),
-    "buckets.col.executed": ("执行利用率", "executed utilisation"),
-    "buckets.col.useful": ("有用 MFU", "useful MFU"),
-    "buckets.col.rate": ("处理率 TFLOP/s", "rate TFLOP/s"),
-    "buckets.col.time": ("每组时间 ms", "time per group ms"),
-    "buckets.col.prep": ("准备时间 ms", "prep ms"),
     "buckets.assumed": (
         "执行利用率（含补齐行）是假设，不是实测，可用 --mfu 改：{mfus}；"
         "占峰值 {peak} TFLOP/s。有用 MFU 只计实际行。",
@@ -729,6 +735,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live.col.padding": ("补齐", "padding"),
     "live.col.executed_util": ("执行利用率", "executed utilisation"),
     "live.col.useful_mfu": ("有用 MFU", "useful MFU"),
+    "live.col.rate": ("处理率 TFLOP/s", "rate TFLOP/s"),
     "live.col.run_ms": ("每组时间 ms", "time per group ms"),
     "live.col.prep_ms": ("准备 ms", "preparation ms"),
     "live.col.pair": ("两种策略", "strategies"),
@@ -787,26 +794,11 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "live.col.item": ("项目", "item"),
     "live.col.result": ("结果", "result"),
-    "live.recompute.fusion": ("融合", "fusion"),
-    "live.recompute.fusion_value": (
-        "分开 {sep} MiB → 融合 {fused} MiB（字节模型 {ratio}×）；三步 {three}/{mid}/{all} MiB",
-        "separate {sep} MiB → fused {fused} MiB (byte model "
-        "{ratio}×); three steps {three}/{mid}/{all} MiB",
-    ),
-    "live.recompute.peak": ("峰值", "peak"),
-    "live.recompute.peak_value": (
-        "分开 {sep} MiB 对全融合 {fused} MiB（读写 −{traffic} MiB，峰值只 −{peak} MiB）",
-        "separate {sep} MiB vs fully fused {fused} MiB (traffic "
-        "−{traffic} MiB, peak only −{peak} MiB)",
-    ),
-    "live.recompute.attention": ("FlashAttention", "FlashAttention"),
-    "live.recompute.attention_value": (
-        "Q、K、V、O 各 {io} MiB；S、P 各 {score} MiB → 标准实现的中间读写 {gib} GiB",
-        "Q, K, V, O {io} MiB each; S, P {score} MiB each → standard intermediate traffic {gib} GiB",
-    ),
-    "live.recompute.crossover": (
-        "交叉点（组，原文的处理率）",
-        "crossovers (groups, article's rates)",
+    "live.note.shown_times": (
+        "交叉点按表中显示的每组时间（三位有效数字，与原文的算法相同）计算；"
+        "按不取整的时间是 {unrounded}。",
+        "Crossovers are computed from the per-run times as shown (three significant figures, the "
+        "article's method); from unrounded times they are {unrounded}.",
     ),
     # ---- end of live calculators ---------------------------------------------------------
     # ---- the site's templates and scripts (docs/_templates, docs/_ext) --------------------

@@ -20,20 +20,28 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from infrabook import config
 from infrabook.attention_sizes import attention_sizes, flash_traffic
-from infrabook.bucketing import Strategy, article_bucketing, check_buckets, cost, parse_calls
+from infrabook.audit import section6_lines
+from infrabook.bucketing import (
+    Strategy,
+    article_bucketing,
+    check_buckets,
+    cost,
+    cost_lines,
+    parse_calls,
+    shown_ms,
+)
 from infrabook.crossover import Line, pairwise, regimes
-from infrabook.dataflow import account, fully_fused, unfused
-from infrabook.ffn_chain import FUSE_FIRST_TWO, activation_chain
+from infrabook.ffn_chain import activation_chain
 from infrabook.fusion_search import rank_plans
 from infrabook.labels import text
 from infrabook.online_softmax import trace
-from infrabook.tables import number_text
-from infrabook.units import GiB, mib
+from infrabook.tables import number_text, text_table
+from infrabook.units import mib
 
 _DTYPES = ("fp32", "fp16", "bf16")
 _NUMBER = re.compile(r"[+\-−]?[\d.,]+(e[+-]?\d+)?%?|∞")
@@ -138,6 +146,11 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
     note: str = ""
 
+    def text(self) -> str:
+        """The table as aligned terminal text (the CLI's rendering), its note under it."""
+        body = text_table([self.header, *self.rows])
+        return f"{body}\n{self.note}" if self.note else body
+
     def html(self) -> str:
         """The table as HTML, every cell escaped; numeric cells are marked to align right."""
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
@@ -227,7 +240,7 @@ def _softmax(v: dict[str, Any]) -> list[Table]:
     steps = trace(scores, values, v["block"])
     rows = tuple(
         (
-            str(s.index),
+            str(s.index + 1),  # blocks are counted from 1, as the article counts them
             ", ".join(number_text(x, ".4g") for x in s.scores),
             number_text(s.state.m, ".6g"),
             number_text(s.state.l, ".6g"),
@@ -244,7 +257,7 @@ def _softmax(v: dict[str, Any]) -> list[Table]:
 def _strategies(v: dict[str, Any]) -> tuple[Strategy, ...]:
     base = {s.name: s for s in article_bucketing().strategies}
     return tuple(
-        Strategy(name, base[name].label, base[name].bucketed, v[f"util_{name}"], v[f"prep_{name}"])
+        Strategy(name, base[name].bucketed, v[f"util_{name}"], v[f"prep_{name}"])
         for name in ("generic", "bucketed", "specialised")
     )
 
@@ -263,7 +276,8 @@ def _buckets(v: dict[str, Any]) -> list[Table]:
             f"{c.padding_fraction:+.1%}",
             f"{c.executed_utilisation(peak):.1%}",
             f"{c.useful_mfu(peak):.1%}",
-            number_text(c.time_ms, ".2f"),
+            number_text(c.rate_tflops, "g"),
+            number_text(shown_ms(c.time_ms)),
             number_text(c.strategy.prep_ms, "g"),
         )
         for c in costs
@@ -276,12 +290,18 @@ def _buckets(v: dict[str, Any]) -> list[Table]:
             "live.col.padding",
             "live.col.executed_util",
             "live.col.useful_mfu",
+            "live.col.rate",
             "live.col.run_ms",
             "live.col.prep_ms",
         )
     )
-    lines = [Line(c.strategy.label, c.strategy.prep_ms, c.time_ms) for c in costs]
-    return [Table(header, rows), *crossing_tables(lines)]
+    pairs, spans = crossing_tables(cost_lines(costs, label=True))
+    unrounded = " / ".join(
+        text("live.cell.never") if c.runs is None else number_text(c.runs, ".1f")
+        for c in pairwise(cost_lines(costs, shown=False, label=True))
+    )
+    note = text("live.note.shown_times", unrounded=unrounded)
+    return [Table(header, rows), replace(pairs, note=note), spans]
 
 
 def _crossover(v: dict[str, Any]) -> list[Table]:
@@ -322,68 +342,20 @@ def crossing_tables(lines: Sequence[Line]) -> list[Table]:
 
 
 def _recompute(v: dict[str, Any]) -> list[Table]:
-    two = activation_chain(v["rows"], v["cols"], v["dtype"])
-    three = activation_chain(v["rows"], v["cols"], v["dtype"], v["quant_dtype"])
-    sep, fus = account(two, unfused(two)), account(two, fully_fused(two))
-    sep3, mid3, fus3 = (
-        account(three, p) for p in (unfused(three), FUSE_FIRST_TWO, fully_fused(three))
-    )
-    a = attention_sizes(v["seq_len"], v["head_dim"], v["dtype"], v["score_dtype"])
-    scenario = article_bucketing()
-    buckets = check_buckets(v["buckets"])
-    # The article's own rates, so that its case reproduces section 6's crossovers.
-    costs = [
-        cost(
-            s,
-            v["calls"],
-            buckets,
-            scenario.flop_per_row,
-            s.article_rate_tflops or s.mfu * scenario.peak_tflops,
-        )
-        for s in scenario.strategies
-    ]
-    cross = {
-        (c.a, c.b): c.runs
-        for c in pairwise([Line(c.strategy.label, c.strategy.prep_ms, c.time_ms) for c in costs])
+    s = config.scenarios()
+    scenario = {
+        **s,
+        "ffn_chain": {
+            **s["ffn_chain"],
+            **{k: v[k] for k in ("rows", "cols", "dtype", "quant_dtype")},
+        },
+        "attention": {
+            **s["attention"],
+            **{k: v[k] for k in ("seq_len", "head_dim", "dtype", "score_dtype")},
+        },
+        "bucketing": {**s["bucketing"], "calls": v["calls"], "buckets": v["buckets"]},
     }
-    crossings = text("word.list_sep").join(
-        f"{a}↔{b} " + (text("live.cell.never") if n is None else number_text(n, ".1f"))
-        for (a, b), n in cross.items()
-    )
-    rows = (
-        (
-            text("live.recompute.fusion"),
-            text(
-                "live.recompute.fusion_value",
-                sep=_mib(sep.traffic),
-                fused=_mib(fus.traffic),
-                ratio=number_text(sep.traffic / fus.traffic, ".3g"),
-                three=_mib(sep3.traffic),
-                mid=_mib(mid3.traffic),
-                all=_mib(fus3.traffic),
-            ),
-        ),
-        (
-            text("live.recompute.peak"),
-            text(
-                "live.recompute.peak_value",
-                sep=_mib(sep3.peak_live_bytes),
-                fused=_mib(fus3.peak_live_bytes),
-                traffic=_mib(sep3.traffic - fus3.traffic),
-                peak=_mib(sep3.peak_live_bytes - fus3.peak_live_bytes),
-            ),
-        ),
-        (
-            text("live.recompute.attention"),
-            text(
-                "live.recompute.attention_value",
-                io=_mib(a.qkvo_bytes),
-                score=_mib(a.score_bytes),
-                gib=number_text(a.intermediate_traffic / GiB, ".3g"),
-            ),
-        ),
-        (text("live.recompute.crossover"), crossings),
-    )
+    rows = tuple(tuple(line.split(": ", 1)) for line in section6_lines(scenario))
     return [Table((text("live.col.item"), text("live.col.result")), rows)]
 
 
@@ -401,7 +373,7 @@ def _calculators() -> dict[str, Calculator]:
         for n in by_name
     }
     run = {
-        n: Field(f"run_{n}", "float", number_text(by_name[n].time_ms, ".1f"), 1e-6, 1e9)
+        n: Field(f"run_{n}", "float", number_text(shown_ms(by_name[n].time_ms)), 1e-6, 1e9)
         for n in by_name
     }
     calls = ",".join(f"{r}x{n}" if n > 1 else str(r) for r, n in s["bucketing"]["calls"])
@@ -460,7 +432,15 @@ def _calculators() -> dict[str, Calculator]:
             (
                 call_rows,
                 bucket_sizes,
-                Field("peak_tflops", "float", number_text(article.peak_tflops, "g"), 1.0, 1e5),
+                # the peak the article's rates imply (rate / MFU), so that its example gives
+                # the article's 100 / 200 / 250 TFLOP/s and per-run times
+                Field(
+                    "peak_tflops",
+                    "float",
+                    number_text(article.implied_peak_tflops("article"), "g"),
+                    1.0,
+                    1e5,
+                ),
                 *util.values(),
                 *prep.values(),
             ),

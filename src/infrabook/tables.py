@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -97,18 +98,33 @@ def markdown_table(
     return "\n".join(lines)
 
 
+def display_width(cell: str) -> int:
+    """Terminal columns ``cell`` takes: two for a wide (CJK) character, one otherwise.
+
+    >>> display_width("plan"), display_width("融合方案"), display_width("峰值 MiB")
+    (4, 8, 8)
+    """
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in cell)
+
+
 def text_table(rows: Sequence[Sequence[object]]) -> str:
-    """Rows as aligned plain text for a terminal, the first row being the header.
+    """Rows as aligned plain text for a terminal, the first row being the header; columns are
+    padded by display width, so Chinese cells line up in a terminal with a CJK font.
 
     >>> print(text_table([("plan", "MiB"), ("[a] [b]", 120), ("[a+b]", 72)]))
     plan     MiB
     [a] [b]  120
     [a+b]    72
+    >>> print(text_table([("方案", "MiB"), ("分开执行", 120), ("fused", 72)]))
+    方案      MiB
+    分开执行  120
+    fused     72
     """
     cells = [[str(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(cells[0]))]
+    widths = [max(display_width(r[i]) for r in cells) for i in range(len(cells[0]))]
     return "\n".join(
-        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells
+        "  ".join(c + " " * (w - display_width(c)) for c, w in zip(r, widths, strict=True)).rstrip()
+        for r in cells
     )
 
 
