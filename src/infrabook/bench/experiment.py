@@ -117,9 +117,7 @@ def experiment(
         if name in REGISTERED:
             raise ValueError(f"experiment {name!r} is declared twice")
         results.experiment = name
-        REGISTERED[name] = Experiment(
-            name, device, run, results, dict(full), dict(quick), limit_s
-        )
+        REGISTERED[name] = Experiment(name, device, run, results, dict(full), dict(quick), limit_s)
         return REGISTERED[name]
 
     return declare

@@ -117,7 +117,8 @@ def gpu_info(index: int = 0) -> dict[str, Any]:
     """Name, driver, SM count, memory, L2 and clocks of the current GPU."""
     props = torch.cuda.get_device_properties(index)
     try:  # NVML's index order need not be CUDA's: name the device by its PCI address
-        pci = f"{props.pci_domain_id:08x}:{props.pci_bus_id:02x}:{props.pci_device_id:02x}.0"
+        ids = [getattr(props, f"pci_{part}_id") for part in ("domain", "bus", "device")]
+        pci: str | None = "{:08x}:{:02x}:{:02x}.0".format(*ids)
     except AttributeError:  # torch too old to say
         pci = None
     return {
@@ -476,7 +477,9 @@ def gpu_flash(
     sdpa: Callable[..., torch.Tensor] = torch.nn.functional.scaled_dot_product_attention
     flash: Callable[..., Any] = flash_attention
     if profile_for(rig.info["name"]) is None:
-        log.warning("gpu_flash: conf/hardware.toml has no profile of %s: no %% of peak", rig.info["name"])
+        log.warning(
+            "gpu_flash: conf/hardware.toml has no profile of %s: no %% of peak", rig.info["name"]
+        )
     per_len = []
     for n in check_sizes("seq_lens", seq_lens):
         batch = max(1, tokens // n)
@@ -484,8 +487,8 @@ def gpu_flash(
         q, k, v = _bf16(rig, batch, heads, n, head_dim, n=3)
         diff = (flash(q, k, v).float() - sdpa(q, k, v).float()).abs().max().item()
         flop = batch * heads * attention_flop(n, head_dim)
-        timings = (rig.flushed(partial(f, q, k, v)) for f in (flash, sdpa))
-        per_len.append(FlashRow(n, batch, flop, diff, *timings, sdpa_backend(q, k, v)))
+        flash_t, sdpa_t = (rig.flushed(partial(f, q, k, v)) for f in (flash, sdpa))
+        per_len.append(FlashRow(n, batch, flop, diff, flash_t, sdpa_t, sdpa_backend(q, k, v)))
     return Measured(
         FlashResults(tuple(per_len)),
         (Target.at_seq_len("gpu_flash_vs_sdpa_8192", per_len, lambda r: r.ratio),),
@@ -507,7 +510,6 @@ class Submissions:
     kernel_names: dict[str, int]
     issue: Timing
     total: Timing
-
 
     @property
     def undercounted(self) -> bool:

@@ -102,7 +102,9 @@ def merge_returned(folder: Path, out: Path) -> int:
     merged = 0
     for path in paths:
         returned = record.read(path)
-        for name, entry in returned.experiments.items() if returned else ():
+        if returned is None:  # gone since the listing
+            continue
+        for name, entry in returned.experiments.items():
             if entry.status == "ok":
                 target = record.merge(returned.device, entry, out)
                 log.info("%s: %s -> %s", name, path, target)
@@ -121,9 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="scaled-down sizes (seconds)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="cpu, gpu or experiments")
     parser.add_argument("--out", type=Path, help="folder for the records (docs/_data/bench)")
-    parser.add_argument(
-        "--isolate", action="store_true", help="each experiment in its own process"
-    )
+    parser.add_argument("--isolate", action="store_true", help="each experiment in its own process")
     parser.add_argument(
         "--limit", type=float, metavar="SECONDS", help="with --isolate: time limit for each"
     )
