@@ -445,7 +445,7 @@ def sdpa_backend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> str:
     ``FLASH_ATTENTION`` (FlashAttention-2), so the baseline depends on the machine.
 
     >>> q = torch.ones(1, 1, 4, 8)
-    >>> sdpa_backend(q, q, q) in {b.name for b in torch.nn.attention.SDPBackend}
+    >>> sdpa_backend(q, q, q) in torch.nn.attention.SDPBackend.__members__
     True
     """
     from torch.nn.attention import SDPBackend
