@@ -55,14 +55,15 @@ def select(only: Sequence[str] | None) -> list[str]:
 
 
 def run_child(command: Sequence[str], limit_s: float) -> str | None:
-    """Run ``command`` in a process group of its own; None when it exits with 0 within
-    ``limit_s`` seconds, else why not. At the limit, or when this process is interrupted,
-    the whole group is killed (a hung CUDA call ignores gentler signals).
+    """Run ``command`` in a process group of its own, its standard output discarded (its
+    log goes to standard error); None when it exits with 0 within ``limit_s`` seconds, else
+    why not. At the limit, or when this process is interrupted, the whole group is killed
+    (a hung CUDA call ignores gentler signals).
 
     >>> run_child([sys.executable, "-c", "pass"], 60), run_child(["false"], 60)
     (None, 'exit status 1')
     """
-    proc = subprocess.Popen(command, start_new_session=True)
+    proc = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL)
     try:
         status = proc.wait(timeout=limit_s)
     except subprocess.TimeoutExpired:
@@ -75,7 +76,8 @@ def run_child(command: Sequence[str], limit_s: float) -> str | None:
 
 
 def _isolated(names: Sequence[str], out: Path, quick: bool, limit_s: float | None) -> int:
-    """Each experiment in its own process under its time limit; 0 when all finished."""
+    """Each experiment in its own process under its time limit, then the verdicts of the
+    records in ``out``, once; 0 when all finished."""
     failed = []
     for name in names:
         seconds = limit_s or EXPERIMENTS[name].limit_s
@@ -85,6 +87,8 @@ def _isolated(names: Sequence[str], out: Path, quick: bool, limit_s: float | Non
         if why:
             failed.append(name)
             log.error("%s: FAILED (%s), record left as it was", name, why)
+    for path in sorted(out.glob("*.json")):
+        print(report.targets(path.stem, folder=out).tables[0].text())
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
