@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import importlib.util
 import json
 import logging
 import os
@@ -431,3 +432,23 @@ def test_returned_gpu_records_merge_their_measurements_only(dry, tmp_path, bench
     # a folder of skips only merges nothing, and says so by its exit status
     os.remove(returned / "nvidia-h200.json")
     assert run.main(["--merge", str(returned), "--out", str(bench_dir)]) == 1
+
+
+def _preflight():
+    path = host.ARCHIVED_COMMIT.parents[2] / "tools" / "gpu_preflight.py"
+    spec = importlib.util.spec_from_file_location("gpu_preflight", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_preflight_says_what_will_happen(monkeypatch, capsys):
+    preflight = _preflight()
+    assert preflight.main() == 0
+    assert "no CUDA device: every GPU experiment will be recorded as skipped" in (
+        capsys.readouterr().out
+    )
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert preflight.main() == 2
+    assert capsys.readouterr().err.startswith("refused: a CUDA device is present")
