@@ -322,11 +322,12 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "bench.method.gpu_swiglu": (
         "do_bench 中位数（p20–p80），每次调用前清零 256 MB 冲掉 L2；“不冲”= do_bench_cudagraph："
-        "把连续调用录进一个 CUDA graph，什么都不冲；拷贝带宽 = （读 + 写）÷ 一次 {mib} MiB "
-        "设备拷贝（冲 L2）的时间",
+        "把连续调用录进一个 CUDA graph，什么都不冲；拷贝带宽 = （读 + 写）÷ 设备拷贝的时间，"
+        "每个形状拷贝与融合路径相同的字节数，用同一计时器、同样冲或不冲 L2",
         "do_bench median (p20–p80), L2 flushed by zeroing 256 MB before each call; "
         "'unflushed' = do_bench_cudagraph: a CUDA graph of back-to-back calls, nothing "
-        "flushed; copy bandwidth = (read + written) / time of a {mib} MiB device copy, flushed",
+        "flushed; copy bandwidth = (read + written) / time of a device copy of the fused "
+        "path's bytes at each shape, same timer, same L2 flush or none",
     ),
     "bench.method.gpu_flash": (
         "do_bench 中位数（p20–p80），每次调用前冲掉 L2；FLOP = 4 b h L² d；"
@@ -483,6 +484,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "bench.col.runs_star": ("交点 n*", "runs n*"),
     "bench.col.sdpa_ms": ("SDPA ms", "SDPA ms"),
     "bench.col.sdpa_tflops": ("SDPA TFLOP/s", "SDPA TFLOP/s"),
+    "bench.col.sdpa_backend": ("SDPA 后端", "SDPA backend"),
     "bench.col.seq_len": ("L", "L"),
     "bench.col.shape": ("形状", "shape"),
     "bench.col.speedup_eager": ("相对 eager 的加速比", "speed-up vs eager"),

@@ -10,7 +10,6 @@ import torch
 from infrabook import config
 from infrabook.bench import gpu, record, report, run
 from infrabook.bench.registry import GPU_EXPERIMENTS, get
-from infrabook.bench.timing import Timing
 from infrabook.labels import text
 
 
@@ -103,44 +102,9 @@ def test_profile_only_for_the_gpu_it_describes(name, key):
     assert (spec.key if spec else None) == key
 
 
-@pytest.fixture
-def dry():
-    """A rig that runs the GPU experiments' own code on CPU tensors through Triton's
-    interpreter, with the CUDA-only steps (timers, capture, profiler, sync) replaced."""
-    from infrabook.kernels import INTERPRETED
-
-    if not INTERPRETED:
-        pytest.skip("a real GPU is present: the dry run is for CPU-only machines")
-    info = {
-        "kind": "cuda",
-        "name": "NVIDIA H200",
-        "driver": "dry",
-        "sm_count": 2,
-        "capability": "9.0",
-        "memory_bytes": 1,
-        "l2_bytes": 4096,
-        "host_cpu": "dry",
-    }
-
-    def timing(fn):
-        fn()
-        return Timing(1e-3, 9e-4, 1.1e-3)
-
-    def profile(fn, runs):
-        return {
-            "host_launches": runs,
-            "graph_launches": 0,
-            "kernels": runs,
-            "by_api": {},
-            "kernel_names": {},
-        }
-
-    return gpu.Rig("cpu", info, timing, timing, lambda fn: fn, profile, lambda: None)
-
-
 def test_gpu_experiments_dry_run(dry):
     entries = [
-        gpu.gpu_swiglu(rig=dry, shapes=[(4, 64), (2, 64), (8, 64)], copy_bytes=4096),
+        gpu.gpu_swiglu(rig=dry, shapes=[(4, 64), (2, 64), (8, 64)]),
         gpu.gpu_flash(rig=dry, seq_lens=(16,), heads=1, tokens=16, head_dim=16),
         gpu.gpu_graphs(rig=dry, rows=2, d_model=16, d_ff=32),
         gpu.gpu_persistent(rig=dry, shape=(16, 256)),  # 4 tiles of 1024
@@ -152,12 +116,12 @@ def test_gpu_experiments_dry_run(dry):
     assert swiglu.results.shapes[0].paths["triton_fused"].max_abs_err_vs_fp32 < 0.1
     # three shapes, each with its own rows: none overwrites another
     shown = {row[0] for row in swiglu.tables[0].rows}
-    assert shown == {"[4, 64]", "[2, 64]", "[8, 64]"} and len(swiglu.tables[0].rows) == 18
+    assert shown == {"[4, 64]", "[2, 64]", "[8, 64]"} and len(swiglu.tables[0].rows) == 24
     assert flash.results.per_seq_len[0].max_abs_diff_vs_sdpa < 0.1
     # the share of the datasheet peak is read from conf/hardware.toml's H200 profile
     peak = config.device("h200").bf16_dense_tflops.value
     share = 100 * flash.results.per_seq_len[0].tflop_s("flash") / peak
-    assert flash.tables[0].rows[0][7] == pytest.approx(share)
+    assert flash.tables[0].rows[0][8] == pytest.approx(share)
     assert flash.targets[0].met is None  # L=8192 not in the dry run
     assert set(graphs.results.configs) == {"eager", "graph", "fused", "fused+graph"}
     assert persistent.results.variants["persistent_1x_sm"].programs == 2
@@ -177,13 +141,12 @@ def test_gpu_experiments_dry_run(dry):
 def test_an_unprofiled_gpu_has_no_share_of_a_datasheet_peak(dry):
     rig = dataclasses.replace(dry, info=dry.info | {"name": "NVIDIA H100 PCIe"})
     e = gpu.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
-    assert e.tables[0].rows[0][7] is None  # % of datasheet peak
+    assert e.tables[0].rows[0][8] is None  # % of datasheet peak
 
 
 @pytest.mark.parametrize(
     ("sizes", "needle"),
     [
-        ({"copy_bytes": 0}, "copy_bytes must be a positive integer"),
         ({"shapes": []}, "shapes must name at least one"),
         ({"seq_lens": ()}, "seq_lens must name at least one"),
     ],

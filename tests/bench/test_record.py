@@ -125,9 +125,13 @@ def test_unserialisable_data_fails_before_touching_the_file(bench_dir):
     assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]
 
 
-def test_non_finite_numbers_are_stored_as_null(bench_dir):
-    path = record.merge("cpu", dataclasses.replace(fake_entry(), params={"inf": float("inf")}))
-    assert record.read(path).experiments["launches"].params["inf"] is None
+def test_non_finite_numbers_are_refused_before_touching_the_file(bench_dir):
+    path = record.merge("cpu", fake_entry("fusion", 1.0))
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match=r"record\.experiments\.launches\.params\.inf is inf"):
+        record.merge("cpu", dataclasses.replace(fake_entry(), params={"inf": float("inf")}))
+    assert path.read_bytes() == before
+    assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]
 
 
 def _edit(text: str) -> str:

@@ -48,6 +48,7 @@ class Experiment:
     results: type[Results]
     full: dict[str, Any]
     quick: dict[str, Any]
+    limit_s: float
 
     def __post_init__(self) -> None:
         self.__doc__ = self.run.__doc__
@@ -106,15 +107,17 @@ def experiment(
     *,
     full: Mapping[str, Any],
     quick: Mapping[str, Any],
+    limit_s: float = 600.0,
 ) -> Callable[[Callable[..., Measured]], Experiment]:
-    """Declare an experiment: the function that measures, its device, its results' type and
-    its full and quick sizes."""
+    """Declare an experiment: the function that measures, its device, its results' type,
+    its full and quick sizes, and the seconds after which a run in its own process is
+    killed (``python -m infrabook.bench --isolate``)."""
 
     def declare(run: Callable[..., Measured]) -> Experiment:
         if name in REGISTERED:
             raise ValueError(f"experiment {name!r} is declared twice")
         results.experiment = name
-        REGISTERED[name] = Experiment(name, device, run, results, dict(full), dict(quick))
+        REGISTERED[name] = Experiment(name, device, run, results, dict(full), dict(quick), limit_s)
         return REGISTERED[name]
 
     return declare

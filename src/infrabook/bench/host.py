@@ -8,6 +8,7 @@ does not read. Every field is None where the machine does not say.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import platform
 import re
 import subprocess
@@ -85,30 +86,78 @@ def host_load(sample_s: float = 0.25) -> dict[str, Any]:
 
 
 def versions() -> dict[str, str | None]:
-    """Versions of Python and of the libraries the measurements depend on.
+    """Versions of Python and of the libraries the measurements depend on, with the CUDA
+    runtime and cuDNN that torch was built with (None without CUDA).
 
     Read from the installed distributions, not by importing them: importing triton before
     :mod:`infrabook.kernels` has chosen between compiling and interpreting would leave
     Triton's own library functions compiled-only, and the interpreter then cannot call them.
+    Nightly torch ships Triton as ``pytorch-triton``.
+
+    >>> v = versions()
+    >>> {"python", "torch", "triton", "cuda_runtime", "cudnn"} <= set(v)
+    True
     """
     out: dict[str, str | None] = {"python": platform.python_version()}
     for name in ("torch", "triton", "numpy", "numexpr"):
-        try:
-            out[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            out[name] = None
-    return out | {"cuda_runtime": torch.version.cuda}
+        out[name] = _version(name) or (_version("pytorch-triton") if name == "triton" else None)
+    cudnn = torch.backends.cudnn.version() if torch.version.cuda else None  # e.g. 91500
+    return out | {"cuda_runtime": torch.version.cuda, "cudnn": cudnn and _cudnn_text(cudnn)}
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _cudnn_text(version: int) -> str:
+    """cuDNN's version number as text: 9 and later count major * 10000 + minor * 100 +
+    patch, 8 and earlier major * 1000 + minor * 100 + patch.
+
+    >>> _cudnn_text(91500), _cudnn_text(8907)
+    ('9.15.0', '8.9.7')
+    """
+    major = version // 10000 if version >= 90000 else version // 1000
+    return f"{major}.{version // 100 % (100 if version >= 90000 else 10)}.{version % 100}"
+
+
+#: Where a commit is read when the tree is no git checkout: ``git archive`` (and a forge's
+#: source download) writes the commit into this file (``export-subst`` in .gitattributes).
+ARCHIVED_COMMIT = Path(__file__).resolve().parents[1] / "COMMIT"
+
+
+def _given_commit() -> tuple[str, str] | None:
+    """The commit passed in (``$INFRABOOK_COMMIT``) or stamped into the package by ``git
+    archive``, with where it came from; ``ValueError`` for a value that is no commit."""
+    stamped = _read(ARCHIVED_COMMIT).strip()
+    given = {
+        "INFRABOOK_COMMIT": os.environ.get("INFRABOOK_COMMIT", "").strip(),
+        "archive": "" if stamped.startswith("$Format") else stamped,  # not substituted
+    }
+    for source, value in given.items():
+        if value and not re.fullmatch(r"[0-9a-f]{7,40}", value):
+            raise ValueError(f"{source}: expected a git commit (7 to 40 hex digits), got {value!r}")
+        if value:
+            return value, source
+    return None
 
 
 @cache
 def git_info() -> dict[str, Any]:
     """The commit checked out in the current directory and whether the work tree had changes
-    (untracked files included); ``commit`` None outside a git checkout."""
+    (untracked files included). Outside a git checkout (a copied tree, an unpacked archive)
+    the commit passed in as ``$INFRABOOK_COMMIT``, else the one ``git archive`` stamped into
+    the package, with ``dirty`` None (unknown) and ``source`` saying which; else None."""
 
     command = ["git", "status", "--porcelain=v2", "--branch"]  # "# branch.oid <commit>" first
     try:
         lines = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True)
     except (OSError, subprocess.SubprocessError) as err:
+        given = _given_commit()
+        if given:
+            return {"commit": given[0], "dirty": None, "source": given[1]}
         return {"commit": None, "dirty": None, "error": f"{type(err).__name__}: {err}"}
     oid = [line.split()[2] for line in lines.stdout.splitlines() if line.startswith("# branch.oid")]
     changed = [line for line in lines.stdout.splitlines() if not line.startswith("#")]

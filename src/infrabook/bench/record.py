@@ -248,8 +248,10 @@ def write_atomic(path: Path, data: Any) -> None:
     """Write ``data`` as JSON to ``path`` so that readers see the old file or the new one:
     the whole text goes to a temporary file in the same folder, is flushed to disk and moved
     over ``path`` (:func:`os.replace`); on any error, an interrupt included, the temporary
-    file is removed and ``path`` left as it was."""
-    text = json.dumps(jsonable(data), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    file is removed and ``path`` left as it was. NaN or infinity anywhere in ``data`` raises
+    ``ValueError`` naming the field before the file is touched."""
+    plain = jsonable(data, "record")
+    text = json.dumps(plain, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -132,7 +132,6 @@ def gpu_swiglu(e: Entry, where: str) -> Figure:
             width=0.4,
             label=text(f"bench.l2.{mode}"),
         )
-    ax.axhline(e.results.copy_gb_s, ls="--", color=GREY, label=text("bench.fig.copy"))
     ax.set_xticks(list(xs), names)
     ax.set_ylabel(text("bench.fig.gb_s"))
     ax.set_title(text("bench.fig.swiglu", rows=shape.rows, cols=shape.cols, where=where))

@@ -1,0 +1,38 @@
+"""Before the GPU experiments: print the versions, the GPU and the SDPA backend PyTorch
+picks at the FlashAttention target's shape, and refuse, in one line, to go on when the
+kernels would run in Triton's interpreter on a GPU. Run by ``tools/gpu-run.sh``; on a
+machine without CUDA it says so and the experiments are then recorded as skipped.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import torch
+
+from infrabook.bench import gpu, host
+
+
+def main() -> int:
+    """Print what the run will compare; 2 when it must not start."""
+    print("versions:", host.versions())
+    print("TORCH_CUDNN_SDPA_DEPRIORITIZED:", os.environ.get("TORCH_CUDNN_SDPA_DEPRIORITIZED"))
+    reason = gpu.unavailable_reason()
+    if reason:
+        print(f"{reason}: every GPU experiment will be recorded as skipped")
+        return 0
+    try:
+        gpu.check_native()
+    except gpu.RigError as err:
+        print(f"refused: {err}", file=sys.stderr)
+        return 2
+    print("device:", gpu.gpu_info())
+    heads, head_dim, seq_len = 16, 128, 8192  # gpu_flash at the target's L (batch 2)
+    q = torch.randn(2, heads, seq_len, head_dim, device="cuda", dtype=torch.bfloat16)
+    print(f"sdpa backend at L={seq_len}, d={head_dim}, bf16:", gpu.sdpa_backend(q, q, q))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
