@@ -1,13 +1,16 @@
 """Figures of the benchmark records: one function per experiment that has a curve.
 
 Each takes an entry of :mod:`infrabook.bench.record` and where it was measured; pages call
-them through :func:`infrabook.bench.report.figure`, which reads the record.
+them through :func:`infrabook.bench.report.figure`, which reads the record. Names from the
+record (paths, kernels, a reason) are drawn as plain text: no ``$`` in them starts
+mathtext, and SVG output escapes ``<`` and ``&`` as XML does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -153,9 +156,10 @@ def figure(experiment: str, entry: Entry | None, where: str | None) -> Figure:
     """The figure of ``experiment`` from ``entry``, or one that says why there is none."""
     if experiment not in FIGURES:
         raise ValueError(f"no figure for {experiment!r}: figures exist for {', '.join(FIGURES)}")
-    if entry is None:
-        return _message(text("bench.not_measured"))
-    if entry.status != "ok":
-        return _message(text("bench.not_run", reason=entry.reason or entry.status))
-    with book_style():
-        return FIGURES[experiment](entry, where or "")
+    with mpl.rc_context({"text.parse_math": False}):  # a record's text is never mathtext
+        if entry is None:
+            return _message(text("bench.not_measured"))
+        if entry.status != "ok":
+            return _message(text("bench.not_run", reason=entry.reason or entry.status))
+        with book_style():
+            return FIGURES[experiment](entry, where or "")
