@@ -11,6 +11,7 @@ not by looking for escapes in the Markdown.
 from __future__ import annotations
 
 import html
+import io
 import json
 import re
 import shutil
@@ -22,8 +23,10 @@ import pytest
 from docutils.core import publish_string
 from myst_parser.parsers.docutils_ import Parser
 
+from infrabook import live
 from infrabook.bench import record, report
 from infrabook.bench.record import RecordError
+from infrabook.plots import measured
 from infrabook.tables import markdown_table
 
 COMMITTED = Path(__file__).parents[2] / "docs" / "_data" / "bench" / "cpu.json"
@@ -208,3 +211,32 @@ def test_the_committed_record_passes_the_checks(bench_dir):
     bench_dir.mkdir()
     shutil.copy(COMMITTED, bench_dir / "cpu.json")
     assert set(record.read(bench_dir / "cpu.json").experiments) == set(_committed()["experiments"])
+
+
+def test_record_text_in_a_figure_is_drawn_as_text():
+    """Names and reasons reach a figure as characters: no mathtext (whose errors would stop
+    the build), and the SVG the page embeds escapes the tags."""
+    data = _committed()
+    paths = data["experiments"]["fusion"]["results"]["paths"]
+    paths["<b>$\\frac{$"] = paths.pop("numexpr")  # short: a bar's label must fit
+    data["experiments"]["gpu_flash"]["reason"] = f"{TAGS} $\\frac{{$"
+    experiments = record.from_json(data).experiments
+    shown = {
+        "fusion": "&lt;b&gt;$\\frac{$",
+        "gpu_flash": "&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(2)&lt;/script&gt;",
+    }
+    for name, literal in shown.items():
+        svg = io.StringIO()
+        measured.figure(name, experiments[name], "cpu").savefig(svg, format="svg")
+        assert not re.search(r"<(script|img|b)\b", svg.getvalue())
+        assert literal in svg.getvalue()
+
+
+def test_live_tables_and_errors_are_text():
+    """The live calculators' tables are HTML built here, so they escape every cell; their
+    error messages go into the page with ``textContent`` and so may hold anything."""
+    table = live.Table((TAGS,), ((TAGS,), ("[x](javascript:alert(1))",)), note=TAGS)
+    page = table.html()
+    assert "<script" not in page and "<img" not in page and page.count("&lt;script&gt;") == 3
+    out = live.run("attention", {"dtype": TAGS})
+    assert not out["ok"] and TAGS in out["error"] and "html" not in out

@@ -50,6 +50,7 @@ _DRIVER = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .+_-]{0,63}")
 _CAPABILITY = re.compile(r"\d{1,2}\.\d{1,2}")
 _FLAG = re.compile(r"[a-z0-9_]{1,32}")
 
+_NAME_CHARS = "letters, digits, spaces and ( ) . , : @ / _ + -"
 _PROV = ("experiments", "*", "provenance")
 _DEVICE = (*_PROV, "device")
 _UTC = "a UTC time such as 2026-11-29T15:03:13Z"
@@ -64,8 +65,8 @@ _NAMED: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
     ((*_PROV, "git", "commit"), _HEX_COMMIT, "a hex git commit"),
     ((*_PROV, "versions", "*"), _VERSION, "a version such as 2.13.0+cpu"),
     ((*_DEVICE, "kind"), re.compile("cpu|cuda"), "cpu or cuda"),
-    ((*_DEVICE, "name"), _HARDWARE, "a CPU or GPU name"),
-    ((*_DEVICE, "host_cpu"), _HARDWARE, "a CPU name"),
+    ((*_DEVICE, "name"), _HARDWARE, f"a CPU or GPU name ({_NAME_CHARS})"),
+    ((*_DEVICE, "host_cpu"), _HARDWARE, f"a CPU name ({_NAME_CHARS})"),
     ((*_DEVICE, "driver"), _DRIVER, "a driver version"),
     ((*_DEVICE, "capability"), _CAPABILITY, "a compute capability such as 9.0"),
     ((*_DEVICE, "machine"), _PLATFORM, "a machine such as x86_64"),
