@@ -13,8 +13,11 @@ from __future__ import annotations
 import html
 import io
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -240,3 +243,23 @@ def test_live_tables_and_errors_are_text():
     assert "<script" not in page and "<img" not in page and page.count("&lt;script&gt;") == 3
     out = live.run("attention", {"dtype": TAGS})
     assert not out["ok"] and TAGS in out["error"] and "html" not in out
+
+
+def test_the_docs_build_stops_at_startup_on_a_refused_record(bench_dir, tmp_path):
+    """The issue's record: the build ends before any page, with the record's one line."""
+    pytest.importorskip("sphinx", reason="the docs extra is not installed in this session")
+    data = _committed()
+    _set("experiments.fusion.provenance.device.name", f"Intel(R) Xeon(R) Processor {TAGS}")(data)
+    path = _write(bench_dir, data)
+    root = Path(__file__).parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-q", "-b", "html", str(root / "docs"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"INFRABOOK_BENCH_DIR": str(bench_dir)},
+        timeout=120,
+    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(f"infrabook: error: benchmark record {path}: ")
+    assert f"{FUSION}.provenance.device.name must be a CPU or GPU name" in proc.stderr
+    assert not (tmp_path / "index.html").exists()
