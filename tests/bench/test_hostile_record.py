@@ -263,3 +263,15 @@ def test_the_docs_build_stops_at_startup_on_a_refused_record(bench_dir, tmp_path
     assert proc.stderr.startswith(f"infrabook: error: benchmark record {path}: ")
     assert f"{FUSION}.provenance.device.name must be a CPU or GPU name" in proc.stderr
     assert not (tmp_path / "index.html").exists()
+
+
+def test_a_gpu_device_must_say_what_its_provenance_line_names(bench_dir):
+    data = _committed()
+    device = data["experiments"]["fusion"]["provenance"]["device"]
+    device.update(kind="cuda", name="NVIDIA H200", driver="570.86.15")
+    with pytest.raises(
+        RecordError, match=rf"{FUSION}.provenance.device lacks the field 'sm_count'"
+    ):
+        record.read(_write(bench_dir, data))
+    device["sm_count"] = 132
+    assert record.read(_write(bench_dir, data)).experiments["fusion"].provenance.device == device

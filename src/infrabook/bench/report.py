@@ -64,8 +64,7 @@ def provenance_line(entry: Entry) -> str:
     """Device, versions, commit, date, load and method of one entry, on one line."""
     prov, dev = entry.provenance, entry.provenance.device
     if dev.get("kind") == "cuda":
-        sms, driver = dev.get("sm_count"), dev.get("driver") or text("word.unknown")
-        where = text("bench.prov.gpu", name=dev["name"], sms=sms, driver=driver)
+        where = text("bench.prov.gpu", name=dev["name"], sms=dev["sm_count"], driver=dev["driver"])
     else:
         where = text("bench.prov.cpu", name=dev.get("name"), cores=dev.get("usable_cores"))
     v = prov.versions

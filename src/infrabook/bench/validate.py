@@ -233,6 +233,8 @@ def _check_object(data: dict[str, Any], path: tuple[str | int, ...]) -> None:
     for pattern, fields, required in _OBJECTS:
         if not _matches(pattern, path):
             continue
+        if pattern == _DEVICE and data.get("kind") == "cuda":
+            required |= {"sm_count", "driver"}  # a GPU's provenance line names them
         missing = sorted(required - set(data))
         if missing:
             raise ValueError(f"{_where(path)} lacks the field {missing[0]!r}")
