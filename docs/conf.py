@@ -20,18 +20,32 @@ ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS / "_ext"))
 
 
+def _stop(err: Exception) -> None:
+    # Sphinx answers any exception raised here with a report that includes a traceback;
+    # the message alone says everything, so leave with it and status 2.
+    print(f"infrabook: error: {err}", file=sys.stderr, flush=True)
+    os._exit(2)
+
+
 def _check_conf() -> None:
     """Stop the build at startup with the loader's one-line message when a conf/*.toml file
-    is wrong, rather than with a traceback inside whichever page reads it first."""
+    or a benchmark record is wrong, rather than with a traceback inside whichever page
+    reads it first. Records are contributed, so untrusted: one that
+    :mod:`infrabook.bench.validate` refuses never reaches a page."""
     from infrabook.config import ConfError, check_all
 
     try:
         check_all()
     except ConfError as err:
-        # Sphinx answers any exception raised here with a report that includes a traceback;
-        # the message alone says everything, so leave with it and status 2.
-        print(f"infrabook: error: {err}", file=sys.stderr, flush=True)
-        os._exit(2)
+        _stop(err)
+    # imported once conf/ is known good: the experiments read it when they are imported
+    from infrabook.bench.record import RecordError
+    from infrabook.bench.report import records
+
+    try:
+        records()
+    except RecordError as err:
+        _stop(err)
 
 
 _check_conf()

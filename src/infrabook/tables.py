@@ -1,9 +1,16 @@
-"""Tables and numbers as text: one formatter, one table type, rendered for a page or a terminal."""
+"""Tables and numbers as text: one formatter, one table type, rendered for a page or a terminal.
+
+Text reaches a page through :func:`markdown_text`, which makes it literal: a string from a
+benchmark record, from ``conf/`` or from a calculator can hold ``<script>``, a Markdown link
+or a MyST role and still shows as those characters, never as markup. Markup the book itself
+writes is wrapped in :class:`Markup` to pass through.
+"""
 
 from __future__ import annotations
 
 import math
 import numbers
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -57,24 +64,49 @@ def number_text(value: Any, spec: str | None = None) -> str:
     return "0" if a == 0 else f"{x:.3g}"
 
 
-def _cell(value: object) -> str:
-    text = str(value).replace("\n", " ")
-    return text.replace("|", "\\|")
+class Markup(str):
+    """Markdown the book writes itself (a badge role, say), which :func:`markdown_text`
+    passes through; never wrap text that comes from a record, ``conf/`` or a reader."""
+
+    __slots__ = ()
+
+
+#: CommonMark lets a backslash make any ASCII punctuation character literal.
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def markdown_text(value: object) -> str:
+    r"""``value`` as Markdown (MyST) that shows exactly its text, on one line: every ASCII
+    punctuation character is backslash-escaped, so no HTML tag, link, emphasis, role,
+    directive, math or table cell border can start in it; line breaks become spaces. A
+    :class:`Markup` value is returned as it is.
+
+    >>> markdown_text("<script>alert(1)</script>")
+    '\\<script\\>alert\\(1\\)\\<\\/script\\>'
+    >>> markdown_text("{raw}`html`\n[x](javascript:1)")
+    '\\{raw\\}\\`html\\` \\[x\\]\\(javascript\\:1\\)'
+    >>> markdown_text(Markup("**bold**")), markdown_text("温度 25℃")
+    ('**bold**', '温度 25℃')
+    """
+    if isinstance(value, Markup):
+        return str(value)
+    return _PUNCTUATION.sub(r"\\\1", " ".join(str(value).splitlines()))
 
 
 def markdown_table(
     header: Sequence[object], rows: Sequence[Sequence[object]], align: str | None = None
 ) -> str:
-    """A GitHub/MyST pipe table: one header row, then ``rows``; cells are ``str()``-ed.
+    """A GitHub/MyST pipe table: one header row, then ``rows``; every cell is ``str()``-ed
+    and shown literally (:func:`markdown_text`: a ``|`` cannot split a cell, a tag or a
+    link in it is text), unless it is :class:`Markup`.
 
-    ``align`` gives one letter per column: ``l``, ``r`` or ``c`` (default: all left). A
-    ``|`` inside a cell is escaped so it cannot split the cell.
+    ``align`` gives one letter per column: ``l``, ``r`` or ``c`` (default: all left).
 
-    >>> print(markdown_table(["plan", "MiB"], [["[a] [b]", 120], ["[a+b]", 72]], align="lr"))
+    >>> print(markdown_table(["plan", "MiB"], [["[a] [b]", 120], ["a|b", 72]], align="lr"))
     | plan | MiB |
     |:---|---:|
-    | [a] [b] | 120 |
-    | [a+b] | 72 |
+    | \\[a\\] \\[b\\] | 120 |
+    | a\\|b | 72 |
     >>> markdown_table(["a", "b"], [[1]])
     Traceback (most recent call last):
     ...
@@ -91,10 +123,10 @@ def markdown_table(
         raise ValueError(f"align must be {width} letters from 'l', 'r', 'c', got {align!r}")
     rule = {"l": ":---", "r": "---:", "c": ":---:"}
     lines = [
-        "| " + " | ".join(_cell(h) for h in header) + " |",
+        "| " + " | ".join(markdown_text(h) for h in header) + " |",
         "|" + "|".join(rule[a] for a in align) + "|",
     ]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(markdown_text(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -159,9 +191,10 @@ class Table:
         return [[number_text(c) for c in row] for row in self.rows]
 
     def markdown(self) -> str:
-        """The title, then a pipe table (MyST renders it like every table of the book)."""
+        """The title, then a pipe table (MyST renders it like every table of the book), all
+        of it literal text (:func:`markdown_text`)."""
         table = markdown_table(self.columns, self.cells())
-        return f"{self.title}\n\n{table}" if self.title else table
+        return f"{markdown_text(self.title)}\n\n{table}" if self.title else table
 
     def text(self) -> str:
         """The title, then aligned plain text."""

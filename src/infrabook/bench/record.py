@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from infrabook import config
-from infrabook.bench import host
+from infrabook.bench import host, validate
 from infrabook.labels import text
 from infrabook.serialise import from_jsonable, jsonable
 from infrabook.tables import Table
@@ -38,6 +38,7 @@ class RecordError(ValueError):
     """A record file that is not a readable record of this schema."""
 
     def __init__(self, path: Path, why: str) -> None:
+        why = " ".join(why.split())  # one line, whatever a file name or a message holds
         super().__init__(
             f"benchmark record {path}: {why}; it was left as it is (rerun "
             "`nox -s bench`, or restore it with git)"
@@ -228,18 +229,31 @@ def provenance(device: dict[str, Any], *, quick: bool) -> Provenance:
 
 
 def read(path: Path) -> Record | None:
-    """The record at ``path``; None when there is no file; :class:`RecordError` when there
-    is one that is not a record of this schema (truncated, hand-edited, older)."""
+    """The record at ``path``; None when there is no file; :class:`RecordError` of one line
+    naming the file and the field when there is one that is not a record of this schema
+    (truncated, hand-edited, older) or holds what a record may not
+    (:mod:`infrabook.bench.validate`: records are contributed, so untrusted)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
     except FileNotFoundError:
         return None
     except OSError as err:
         raise RecordError(path, f"cannot be read ({err})") from err
+    if size > validate.MAX_BYTES:  # refused before reading it
+        raise RecordError(path, f"has {size:,} bytes, more than the {validate.MAX_BYTES:,} allowed")
     try:
-        return from_json(json.loads(text))
-    except json.JSONDecodeError as err:
-        raise RecordError(path, f"is not valid JSON (truncated or hand-edited? {err})") from err
+        raw = path.read_bytes()
+    except OSError as err:
+        raise RecordError(path, f"cannot be read ({err})") from err
+    try:
+        data = validate.parse(raw)
+        validate.check(data)
+        if isinstance(data, dict) and data.get("device") != path.stem:
+            raise ValueError(
+                f"record.device is {validate.shown(data.get('device'))}, but the file is "
+                f"named {path.name}: a record is named after its device"
+            )
+        return from_json(data)
     except (ValueError, TypeError) as err:
         raise RecordError(path, str(err)) from err
 

@@ -3,8 +3,10 @@
 ``show`` displays an experiment's tables with one provenance line, or a note saying why
 there are none; ``results`` gives its typed results, ``entry`` the whole entry and ``figure``
 its measured curve. ``device=None`` reads ``cpu`` for a CPU experiment and the first GPU
-record that has a GPU one; ``folder`` overrides where records are read. An unreadable record
-raises :class:`~infrabook.bench.record.RecordError` naming the file (``show`` displays it).
+record that has a GPU one; ``folder`` overrides where records are read. An unreadable or
+refused record raises :class:`~infrabook.bench.record.RecordError` naming the file and the
+field, so the page's cell fails and the site is not built with it. Every string a display
+shows (record, ``conf/``, labels) goes through :func:`infrabook.tables.markdown_text`.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from typing import Any
 from infrabook import config
 from infrabook.bench import record
 from infrabook.bench.experiment import table
-from infrabook.bench.record import Entry, Record, RecordError
+from infrabook.bench.record import Entry, Record
 from infrabook.bench.registry import CPU_EXPERIMENTS, get
 from infrabook.labels import text
-from infrabook.tables import Table, number_text
+from infrabook.tables import Table, markdown_text, number_text
 
 _VERDICT = {True: "bench.met", False: "bench.missed", None: "bench.unmeasured"}
 
@@ -83,29 +85,26 @@ def provenance_line(entry: Entry) -> str:
 
 @dataclass
 class Display:
-    """A titled set of tables with a provenance line, or a note; Jupyter shows it."""
+    """A titled set of tables with a provenance line, or a note; Jupyter shows it, every
+    string as literal text (:func:`~infrabook.tables.markdown_text`)."""
 
     title: str
     tables: list[Table] = field(default_factory=list)
     provenance: str = ""
     message: str = ""
-    kind: str = "note"
 
     def _repr_markdown_(self) -> str:
-        parts = [f"**{self.title}**"] if self.title else []
-        parts += [f"```{{{self.kind}}}\n{self.message}\n```"] if self.message else []
+        parts = [f"**{markdown_text(self.title)}**"] if self.title else []
+        parts += [f"```{{note}}\n{markdown_text(self.message)}\n```"] if self.message else []
         parts += [t.markdown() for t in self.tables]
-        parts += [f"*{self.provenance}*"] if self.provenance else []
+        parts += [f"*{markdown_text(self.provenance)}*"] if self.provenance else []
         return "\n\n".join(parts)
 
 
 def show(experiment: str, device: str | None = None, *, folder: Folder = None) -> Display:
     """The experiment's tables with one provenance line, or a short note why there are none;
-    an unreadable record is shown as an error naming the file."""
-    try:
-        where, entry = _resolve(experiment, device, folder)
-    except RecordError as err:
-        return Display(title=get(experiment).title, message=str(err), kind="error")
+    an unreadable or refused record raises its error (the build must not show it)."""
+    where, entry = _resolve(experiment, device, folder)
     if entry is None:
         gpu = experiment not in CPU_EXPERIMENTS and device is None
         return Display("", message=text("bench.no_gpu_record" if gpu else "bench.not_measured"))

@@ -1,13 +1,16 @@
 """Figures of the benchmark records: one function per experiment that has a curve.
 
 Each takes an entry of :mod:`infrabook.bench.record` and where it was measured; pages call
-them through :func:`infrabook.bench.report.figure`, which reads the record.
+them through :func:`infrabook.bench.report.figure`, which reads the record. Names from the
+record (paths, kernels, a reason) are drawn as plain text: no ``$`` in them starts
+mathtext, and SVG output escapes ``<`` and ``&`` as XML does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -37,6 +40,16 @@ def _seq_len_axes(ax: Axes, seq_lens: Sequence[int], ylabel: str, title: str) ->
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend()
+
+
+def _categories(names: Sequence[str]) -> list[str]:
+    r"""Names from a record as tick labels: drawn later, when mathtext is on again, so a
+    ``$`` is escaped to show as itself.
+
+    >>> _categories(["eager", "a$b$"])
+    ['eager', 'a\\$b\\$']
+    """
+    return [name.replace("$", r"\$") for name in names]
 
 
 def _message(words: str) -> Figure:
@@ -86,7 +99,7 @@ def fusion(e: Entry, where: str) -> Figure:
     """Median time and effective bandwidth of the eager and fused paths."""
     fig, (left, right) = figure_row(2, 7.0, 3.4)
     paths = {n: p for n, p in e.results.paths.items() if p.timing and n != "copy"}
-    left.bar(list(paths), [p.timing.ms for p in paths.values()])
+    left.bar(_categories(list(paths)), [p.timing.ms for p in paths.values()])
     if "eager" in paths:
         left.axhline(
             paths["eager"].timing.ms / e.results.model_speedup,
@@ -97,7 +110,7 @@ def fusion(e: Entry, where: str) -> Figure:
         left.legend(loc="upper left")
     left.set_ylabel(text("bench.fig.median_ms"))
     left.set_title(text("bench.fig.time"))
-    right.bar(list(paths), [p.gb_s for p in paths.values()])
+    right.bar(_categories(list(paths)), [p.gb_s for p in paths.values()])
     right.axhline(e.results.paths["copy"].gb_s, ls="--", color=GREY, label=text("bench.fig.copy"))
     right.set_ylabel(text("bench.fig.gb_s"))
     right.set_title(text("bench.fig.bandwidth"))
@@ -132,7 +145,7 @@ def gpu_swiglu(e: Entry, where: str) -> Figure:
             width=0.4,
             label=text(f"bench.l2.{mode}"),
         )
-    ax.set_xticks(list(xs), names)
+    ax.set_xticks(list(xs), _categories(names))
     ax.set_ylabel(text("bench.fig.gb_s"))
     ax.set_title(text("bench.fig.swiglu", rows=shape.rows, cols=shape.cols, where=where))
     ax.legend()
@@ -152,9 +165,10 @@ def figure(experiment: str, entry: Entry | None, where: str | None) -> Figure:
     """The figure of ``experiment`` from ``entry``, or one that says why there is none."""
     if experiment not in FIGURES:
         raise ValueError(f"no figure for {experiment!r}: figures exist for {', '.join(FIGURES)}")
-    if entry is None:
-        return _message(text("bench.not_measured"))
-    if entry.status != "ok":
-        return _message(text("bench.not_run", reason=entry.reason or entry.status))
-    with book_style():
-        return FIGURES[experiment](entry, where or "")
+    with mpl.rc_context({"text.parse_math": False}):  # text made now is never mathtext
+        if entry is None:
+            return _message(text("bench.not_measured"))
+        if entry.status != "ok":
+            return _message(text("bench.not_run", reason=entry.reason or entry.status))
+        with book_style():
+            return FIGURES[experiment](entry, where or "")
