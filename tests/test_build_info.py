@@ -26,6 +26,7 @@ def _module():
         "infrabook_build", DOCS / "_ext" / "infrabook_build.py"
     )
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
