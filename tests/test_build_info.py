@@ -71,17 +71,24 @@ def test_commit_and_uncommitted_changes(tmp_path):
     )
 
 
-def test_records_line_reads_each_records_dates(tmp_path):
+def test_record_dates_reads_each_records_dates(tmp_path):
     shutil.copy(RECORDS / "cpu.json", tmp_path / "cpu.json")
     data = json.loads((RECORDS / "cpu.json").read_text(encoding="utf-8"))
     days = sorted(
         {e["provenance"]["date"][:10] for e in data["experiments"].values() if e["status"] == "ok"}
     )
     expected = days[0] if len(days) == 1 else f"{days[0]}–{days[-1]}"
-    assert build.records_line(tmp_path, "en") == f"cpu.json {expected}"
-    assert build.records_line(tmp_path / "nothing", "zh") == "无"
+    assert build.record_dates(tmp_path, "en") == [f"cpu.json {expected}"]
+    shutil.copy(tmp_path / "cpu.json", tmp_path / "other-device.json")
+    # every record, the CPU's first, each whole (the footer keeps one from breaking)
+    assert build.record_dates(tmp_path, "en") == [
+        f"cpu.json {expected}",
+        f"other-device.json {expected}",
+    ]
+    assert build.record_dates(tmp_path / "nothing", "zh") == ["无"]
+    (tmp_path / "other-device.json").unlink()
     (tmp_path / "cpu.json").write_text("{", encoding="utf-8")
-    assert build.records_line(tmp_path, "en") == "unreadable"
+    assert build.record_dates(tmp_path, "en") == ["unreadable"]
 
 
 CONF = f"""\
@@ -122,7 +129,7 @@ def test_every_page_of_both_editions_shows_the_build(tmp_path):
     version = version["project"]["version"]
     found = build.commit(ROOT)  # None only in a copy without git and outside CI
     commit = {"zh": found.short if found else "未知", "en": found.short if found else "unknown"}
-    dates = build.records_line(RECORDS, "en").split(", ")
+    dates = build.record_dates(RECORDS, "en")
     for page in ("index.html", "part/page.html"):
         zh = _footer((tmp_path / "zh_CN" / page).read_text(encoding="utf-8"))
         en = _footer((tmp_path / "en" / page).read_text(encoding="utf-8"))

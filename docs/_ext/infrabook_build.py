@@ -111,20 +111,20 @@ def date_span(dates: list[str]) -> str:
     return days[0] if len(days) == 1 else f"{days[0]}–{days[-1]}"
 
 
-def records_line(folder: Path, lang: str) -> str:
+def record_dates(folder: Path, lang: str) -> list[str]:
     """Each benchmark record in ``folder`` with the days its measurements were taken, as the
-    footer shows them (``cpu.json 2026-11-29``); the words for none, or for a record that
-    cannot be read, in ``lang``."""
+    footer shows them (``cpu.json 2026-11-29``); or the words, in ``lang``, for none, or for
+    records that cannot be read."""
     try:
         found = report.records(folder=folder)
     except RecordError:
-        return text("ui.records_unreadable", lang)
+        return [text("ui.records_unreadable", lang)]
     spans = [
         f"{device}.json {date_span(dates)}"
         for device, rec in found.items()
         if (dates := [e.provenance.date for e in rec.experiments.values() if e.status == "ok"])
     ]
-    return ", ".join(spans) or text("ui.records_none", lang)
+    return spans or [text("ui.records_none", lang)]
 
 
 def _records_folder() -> Path:
@@ -147,7 +147,8 @@ def _configure(app: Sphinx, config: Config) -> None:
             "commit_sha": found.sha if found else "",
             "dirty": bool(found and found.dirty),
             "date": build_date(),
-            "records": records_line(_records_folder(), lang),
+            "records": record_dates(_records_folder(), lang),
+            "records_sep": text("word.list_sep", lang),
         },
     }
 
