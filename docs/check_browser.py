@@ -258,7 +258,9 @@ class Checker:
             "a[href]:not([href^='#']), form[action]",
             "els => els.map(e => e.href || new URL(e.getAttribute('action'), location).href)",
         )
-        for target in sorted(set(targets)):
+        # the site's own pages; other hosts (the footer's licence and report links) are
+        # never fetched here, as in check_links.py
+        for target in sorted(t for t in set(targets) if t.startswith(base)):
             status = self.page.request.get(target).status
             if status != 200:
                 self.problems.append(f"404 page at a nested address: {target} gives {status}")

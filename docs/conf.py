@@ -84,6 +84,8 @@ extensions = [
     "notfound.extension",
     "infrabook_site",
     "infrabook_i18n",
+    # the footer's version, commit, build date and records' dates (after infrabook_i18n)
+    "infrabook_build",
     "infrabook_a11y",
     "infrabook_live",
     "sphinxcontrib.bibtex",

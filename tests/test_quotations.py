@@ -15,15 +15,9 @@ import re
 import unicodedata
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
-# The article is not part of the repository; it ships beside it in shared/ (as README says),
-# which CI lays next to its clone.
-SEEDS = tuple(
-    base / "shared" / "seed" / "000_b46f078e4596a3e2.txt"
-    for base in (ROOT.parent, ROOT.parent.parent, Path("/work"))
-)
+# The article, kept unchanged in the repository (article/README.md).
+ARTICLE = ROOT / "article" / "S23-J17.txt"
 
 _FENCE = re.compile(r"^(```|:::)[^\n]*\n.*?^\1\s*$", re.S | re.M)
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
@@ -84,10 +78,11 @@ def occurs_in(quote: str, article: str) -> bool:
 
 
 def _article() -> str:
-    for path in SEEDS:
-        if path.exists():
-            return path.read_text(encoding="utf-8")
-    pytest.skip("the article's text is not available in this checkout")
+    # a missing article is a failure: without it no quotation on the pages is checked
+    assert ARTICLE.is_file(), (
+        f"{ARTICLE.relative_to(ROOT)} is missing: the quotations cannot be checked"
+    )
+    return ARTICLE.read_text(encoding="utf-8")
 
 
 def _pages() -> list[Path]:
