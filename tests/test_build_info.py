@@ -79,7 +79,9 @@ def test_record_dates_reads_each_records_dates(tmp_path):
     )
     expected = days[0] if len(days) == 1 else f"{days[0]}–{days[-1]}"
     assert build.record_dates(tmp_path, "en") == [f"cpu.json {expected}"]
-    shutil.copy(tmp_path / "cpu.json", tmp_path / "other-device.json")
+    # a second machine's record (a record names its own device, which is its file name)
+    other = json.dumps({**data, "device": "other-device"}, ensure_ascii=False)
+    (tmp_path / "other-device.json").write_text(other, encoding="utf-8")
     # every record, the CPU's first, each whole (the footer keeps one from breaking)
     assert build.record_dates(tmp_path, "en") == [
         f"cpu.json {expected}",
