@@ -826,6 +826,36 @@ _LABELS: dict[str, tuple[str, str]] = {
     "a11y.open_contents": ("打开本页目录", "Open this page's contents"),
     "a11y.site": ("书名", "Book title"),
     # ---- end of the site ------------------------------------------------------------------
+    # ---- the GPU primer (gpu_model.py, plots/gpu_model.py) --------------------------------
+    "gpu.tensor": (
+        "张量切成 {programs} 块，每块 {block} 个元素\n（图中只画出一角）",
+        "the tensor in {programs} tiles of {block} elements\n(a corner drawn)",
+    ),
+    "gpu.sm": ("一个 SM（共 {sms} 个）", "one SM (of {sms})"),
+    "gpu.title": ("{device}：一个程序的块放在哪里", "{device}: where one program's tile runs"),
+    "gpu.program": (
+        "程序 p：{warps} 个 warp，{threads} 个线程",
+        "program p: {warps} warps, {threads} threads",
+    ),
+    "gpu.warp": (
+        "warp {index}\n{threads} 个线程\n每线程 {per_thread}\n个元素",
+        "warp {index}\n{threads} threads\n{per_thread} elements\na thread",
+    ),
+    "gpu.smem": ("共享内存 {kib} KiB\n（逐元素链不用）", "shared memory {kib} KiB\n(unused here)"),
+    "gpu.tensor_cores": ("张量核心\n（逐元素链不用）", "tensor cores\n(unused here)"),
+    "gpu.assign": ("程序 p → 一个 SM", "program p → an SM"),
+    "gpu.l2": ("L2：{mib} MiB，全部 SM 共享", "L2: {mib} MiB, shared by all SMs"),
+    "gpu.hbm": (
+        "显存（HBM/GDDR）：{gb} GB，{tb_s} TB/s",
+        "device memory (HBM/GDDR): {gb} GB, {tb_s} TB/s",
+    ),
+    "gpu.reads": ("读 G、U 的一块", "read a tile of G, U"),
+    "gpu.writes": ("写 Z 的一块", "write a tile of Z"),
+    "gpu.no_t": (
+        "T 只在寄存器里，\n从不写回显存",
+        "T lives only in registers,\nnever written to memory",
+    ),
+    # ---- end of the GPU primer -------------------------------------------------------------
 }
 
 
