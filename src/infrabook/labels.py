@@ -856,6 +856,58 @@ _LABELS: dict[str, tuple[str, str]] = {
         "T lives only in registers,\nnever written to memory",
     ),
     # ---- end of the GPU primer -------------------------------------------------------------
+    # ---- FlashAttention tiling and the decision guide (plots/guides.py) ---------------------
+    "flash_tiles.matrix": (
+        "分数矩阵 L × L（L = {L}）：{q} 个查询块 × {k} 个 K/V 块（只画出一角）",
+        "scores L × L (L = {L}): {q} query blocks × {k} K/V blocks (a corner drawn)",
+    ),
+    "flash_tiles.q": ("Q 块：{rows} 行", "Q block: {rows} rows"),
+    "flash_tiles.q_note": (
+        "一个程序一块，\n读入一次，留在片上",
+        "one per program,\nread once, kept on chip",
+    ),
+    "flash_tiles.kv": (
+        "K、V 块（每块 {cols} 行）\n从显存依次流过",
+        "K, V blocks ({cols} rows each)\nstreamed from device memory",
+    ),
+    "flash_tiles.stats": (
+        "片上：m、ℓ、u\n（每行三个量）\n整行走完才写 O",
+        "on chip: m, ℓ, u\n(three per row)\nO written once at the end",
+    ),
+    "flash_tiles.reread": (
+        "每个查询块各读一遍\n全部 K、V：共 {times} 遍",
+        "each query block reads\nall of K, V: {times} times",
+    ),
+    "guide.q_memory": (
+        "时间主要花在逐元素算子\n写出又读回的中间张量上？",
+        "is the time in intermediates\nwritten out and read back?",
+    ),
+    "guide.a_memory": (
+        "融合（第 2 章）；\n注意力用 FlashAttention（第 3 章）",
+        "fuse (chapter 2);\nattention: FlashAttention (chapter 3)",
+    ),
+    "guide.q_launch": (
+        "kernel 很小、很多，\n主机提交跟不上？",
+        "many small kernels,\nthe host cannot keep up?",
+    ),
+    "guide.a_launch": (
+        "图重放（5.1）；\n再融合以减少 kernel 数",
+        "graph replay (5.1);\nfuse to have fewer kernels",
+    ),
+    "guide.q_tiles": (
+        "一个 kernel 的块数\n远多于 SM 数？",
+        "far more tiles than SMs\nin one kernel?",
+    ),
+    "guide.a_tiles": ("常驻 kernel（5.4）", "persistent kernel (5.4)"),
+    "guide.q_shapes": ("形状一直在变？", "do the shapes keep changing?"),
+    "guide.regime": ("n ∈ [{start}, {end})：{name}", "n ∈ [{start}, {end}): {name}"),
+    "guide.regime_note": (
+        "n：同一组形状运行的组数（5.3 的交叉点，原文的数）",
+        "n: runs of one group of shapes (5.3's crossings, the article's figures)",
+    ),
+    "guide.yes": ("是", "yes"),
+    "guide.no": ("否", "no"),
+    # ---- end of FlashAttention tiling and the decision guide ----------------------------------
 }
 
 
