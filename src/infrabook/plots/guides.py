@@ -29,7 +29,7 @@ def flash_tiling(seq_len: int, block_q: int, block_k: int, q_block: int = 2) -> 
     >>> flash_tiling(8192, 0, 64)
     Traceback (most recent call last):
     ...
-    ValueError: block_q must be a whole number >= 1, got 0
+    ValueError: block_q must be a positive integer, got 0
     """
     check_positive_int("seq_len", seq_len)
     check_positive_int("block_q", block_q)
