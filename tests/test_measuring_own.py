@@ -43,7 +43,6 @@ def test_cache_effect_counts_the_unfused_chains_bytes():
     assert e.working_set == 4 * tensor  # G, U, T, Z
     assert e.flush_bytes >= 64 * 2**20
     assert len(e.flushed.samples_s) == len(e.warm.samples_s) == 2
-    assert e.first_s > 0
 
 
 def test_cache_effect_refuses_zero_reps():
