@@ -833,6 +833,88 @@ _LABELS: dict[str, tuple[str, str]] = {
     "a11y.open_contents": ("打开本页目录", "Open this page's contents"),
     "a11y.site": ("书名", "Book title"),
     # ---- end of the site ------------------------------------------------------------------
+    # ---- the GPU primer (gpu_model.py, plots/gpu_model.py) --------------------------------
+    "gpu.tensor": (
+        "张量切成 {programs} 块，每块 {block} 个元素\n（图中只画出一角）",
+        "the tensor in {programs} tiles of {block} elements\n(a corner drawn)",
+    ),
+    "gpu.sm": ("一个 SM（共 {sms} 个）", "one SM (of {sms})"),
+    "gpu.title": ("{device}：一个程序的块放在哪里", "{device}: where one program's tile runs"),
+    "gpu.program": (
+        "程序 p：{warps} 个 warp，{threads} 个线程",
+        "program p: {warps} warps, {threads} threads",
+    ),
+    "gpu.warp": (
+        "warp {index}\n{threads} 个线程\n每线程 {per_thread}\n个元素",
+        "warp {index}\n{threads} threads\n{per_thread} elements\na thread",
+    ),
+    "gpu.smem": ("共享内存 {kib} KiB\n（逐元素链不用）", "shared memory {kib} KiB\n(unused here)"),
+    "gpu.tensor_cores": ("张量核心\n（逐元素链不用）", "tensor cores\n(unused here)"),
+    "gpu.assign": ("程序 p → 一个 SM", "program p → an SM"),
+    "gpu.l2": ("L2：{mib} MiB，全部 SM 共享", "L2: {mib} MiB, shared by all SMs"),
+    "gpu.hbm": (
+        "显存（HBM/GDDR）：{gb} GB，{tb_s} TB/s",
+        "device memory (HBM/GDDR): {gb} GB, {tb_s} TB/s",
+    ),
+    "gpu.reads": ("读 G、U 的一块", "read a tile of G, U"),
+    "gpu.writes": ("写 Z 的一块", "write a tile of Z"),
+    "gpu.no_t": (
+        "T 只在寄存器里，\n从不写回显存",
+        "T lives only in registers,\nnever written to memory",
+    ),
+    # ---- end of the GPU primer -------------------------------------------------------------
+    # ---- FlashAttention tiling and the decision guide (plots/guides.py) ---------------------
+    "flash_tiles.matrix": (
+        "分数矩阵 L × L（L = {L}）：{q} 个查询块 × {k} 个 K/V 块（只画出一角）",
+        "scores L × L (L = {L}): {q} query blocks × {k} K/V blocks (a corner drawn)",
+    ),
+    "flash_tiles.q": ("Q 块：{rows} 行", "Q block: {rows} rows"),
+    "flash_tiles.q_note": (
+        "一个程序一块，\n读入一次，留在片上",
+        "one per program,\nread once, kept on chip",
+    ),
+    "flash_tiles.kv": (
+        "K、V 块（每块 {cols} 行）\n从显存依次流过",
+        "K, V blocks ({cols} rows each)\nstreamed from device memory",
+    ),
+    "flash_tiles.stats": (
+        "片上：m、ℓ、u\n（每行三个量）\n整行走完才写 O",
+        "on chip: m, ℓ, u\n(three per row)\nO written once at the end",
+    ),
+    "flash_tiles.reread": (
+        "每个查询块各读一遍\n全部 K、V：共 {times} 遍",
+        "each query block reads\nall of K, V: {times} times",
+    ),
+    "guide.q_memory": (
+        "时间主要花在逐元素算子\n写出又读回的中间张量上？",
+        "is the time in intermediates\nwritten out and read back?",
+    ),
+    "guide.a_memory": (
+        "融合（第 2 章）；\n注意力用 FlashAttention（第 3 章）",
+        "fuse (chapter 2);\nattention: FlashAttention (chapter 3)",
+    ),
+    "guide.q_launch": (
+        "kernel 很小、很多，\n主机提交跟不上？",
+        "many small kernels,\nthe host cannot keep up?",
+    ),
+    "guide.a_launch": (
+        "图重放（5.1）；\n再融合以减少 kernel 数",
+        "graph replay (5.1);\nfuse to have fewer kernels",
+    ),
+    "guide.q_tiles": (
+        "一个 kernel 的块数\n远多于 SM 数？",
+        "far more tiles than SMs\nin one kernel?",
+    ),
+    "guide.a_tiles": ("常驻 kernel（5.4）", "persistent kernel (5.4)"),
+    "guide.q_shapes": ("形状一直在变？", "do the shapes keep changing?"),
+    "guide.regime": ("n ∈ [{start}, {end})：{name}", "n ∈ [{start}, {end}): {name}"),
+    "guide.regime_note": (
+        "n：同一组形状运行的组数（5.3 的交叉点，原文的数）",
+        "n: runs of one group of shapes (5.3's crossings, the article's figures)",
+    ),
+    "guide.yes": ("是", "yes"),
+    "guide.no": ("否", "no"),
+    # ---- end of FlashAttention tiling and the decision guide ----------------------------------
 }
 
 
