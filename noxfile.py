@@ -9,6 +9,7 @@ machine without a GPU never downloads CUDA wheels.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nox
@@ -122,16 +123,21 @@ def pdf(session: nox.Session) -> None:
     (``docs/check_pdf.py``). Run ``nox -s docs`` first: each edition is built again as one
     page (``singlehtml``) from the HTML build's doctrees, nothing executed a second time,
     and printed by Debian's headless Chromium through Playwright (see ``docs/pdf/build.py``).
-    Pass ``-- zh`` or ``-- en`` for one edition.
+    Pass ``-- zh`` or ``-- en`` for one edition. ``INFRABOOK_CHROMIUM`` names another
+    Chromium or Chrome, or ``playwright`` for Playwright's own (downloaded).
     """
     session.install(
         *CONSTRAINTS, "-e", ".[docs]", "playwright>=1.40", "pypdf>=5.0", "fonttools>=4.50"
     )
+    if os.environ.get("INFRABOOK_CHROMIUM") == "playwright":
+        # where no Chromium can be installed (Read the Docs: Ubuntu's is a snap)
+        session.run("playwright", "install", "chromium")
     chosen = [e for e in EDITIONS if e in session.posargs] or list(EDITIONS)
     for edition in chosen:
         language, html, doctrees = EDITIONS[edition]
         session.run("python", "docs/pdf/build.py", edition, language, html, doctrees)
-    session.run("python", "docs/check_pdf.py", *(f"{EDITIONS[e][1]}/infrabook-{e}.pdf" for e in chosen))
+    pdfs = [f"{EDITIONS[e][1]}/infrabook-{e}.pdf" for e in chosen]
+    session.run("python", "docs/check_pdf.py", *pdfs)
     session.run("python", "docs/check_links.py", "docs/_build/html", "--with-pdf")
 
 

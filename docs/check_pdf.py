@@ -79,8 +79,9 @@ def unembedded_fonts(reader: PdfReader) -> set[str]:
             font = ref.get_object()
             if font.get("/Subtype") == "/Type3":
                 continue  # glyphs drawn by the PDF itself
-            descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
-            descriptor = descendant.get("/FontDescriptor")
+            if "/DescendantFonts" in font:  # a composite font: the glyphs are its descendant's
+                font = font["/DescendantFonts"][0].get_object()
+            descriptor = font.get("/FontDescriptor")
             descriptor = descriptor.get_object() if descriptor is not None else {}
             if not any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")):
                 missing.add(str(font.get("/BaseFont")))
@@ -126,7 +127,7 @@ def check(path: Path) -> list[str]:
             f"{path}: {len(book)} chapter bookmarks, the table of contents has {len(pages)}: "
             f"{[t for t, _, _ in book]}"
         )
-    for (title, start, sections), page in zip(book, pages, strict=False):
+    for (title, _, sections), page in zip(book, pages, strict=False):
         if edition == "zh" and title != chapter_title(page):
             problems.append(f"{path}: bookmark {title!r} where {page} is expected")
         has_sections = re.search(

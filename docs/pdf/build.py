@@ -10,11 +10,14 @@ Usage: python docs/pdf/build.py EDITION LANGUAGE HTML_DIR DOCTREES
    that page, MathJax typesets the formulas, ``prepare.js`` makes a book of it (cover,
    contents, chapters as the outline's first level, numbered figures and tables, answers
    open, calculators as their default tables with the site's address) and ``print.css``
-   lays it out; Chromium prints it with an outline (bookmarks) and tags.
-3. The contents get page numbers: a second print with the page of every entry, taken from
-   the first print's outline (the contents' length does not change between the two).
-4. ``finish.py``: running heads (the chapter) and page numbers drawn into the margins,
-   searchable Chinese (see ``finish.fix_to_unicode``), links to the site, metadata.
+   lays it out; Chromium prints it, tagged.
+3. The outline (bookmarks: the chapters, and their sections under them) is written from
+   the headings ``prepare.js`` lists, at the named destinations Chromium gave them (its own
+   ``outline=True`` leaves out headings that were re-levelled). Chromium prints a second,
+   small PDF with only the margins (the running head, the page number, and the page of each
+   entry of the contents, placed beside its link), laid over the book's pages.
+4. ``finish.py``: searchable Chinese (see ``finish.fix_to_unicode``), links to the site,
+   metadata.
 
 The PDF is written to ``HTML_DIR/infrabook-EDITION.pdf``, where the site links it.
 """
@@ -31,6 +34,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from finish import fix_to_unicode, radical_map, running_heads, site_uri
 from playwright.sync_api import sync_playwright
@@ -40,6 +44,7 @@ from pypdf.generic import BooleanObject, DictionaryObject, Fit, NameObject, Text
 HERE = Path(__file__).resolve().parent
 DOCS = HERE.parent
 ROOT = DOCS.parent
+# Debian's chromium by default; another Chromium or Chrome, or "playwright" for its own.
 CHROMIUM = os.environ.get("INFRABOOK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--font-render-hinting=none"]
 CJK_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
@@ -116,9 +121,7 @@ def version() -> str:
 def build_date() -> str:
     """Today (UTC), or the day SOURCE_DATE_EPOCH names, for a reproducible build."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = (
-        dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch else dt.datetime.now(dt.UTC)
-    )
+    moment = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch else dt.datetime.now(dt.UTC)
     return moment.date().isoformat()
 
 
@@ -157,7 +160,7 @@ def print_book(index: Path, edition: str, site: str, raw: Path) -> list[dict]:
     css = (HERE / "print.css").read_text(encoding="utf-8")
     prepare = (HERE / "prepare.js").read_text(encoding="utf-8")
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        browser = _launch(pw)
         page = browser.new_page()
         page.emulate_media(media="print")
         page.goto(index.as_uri(), wait_until="load")
@@ -171,6 +174,12 @@ def print_book(index: Path, edition: str, site: str, raw: Path) -> list[dict]:
         page.pdf(path=str(raw), **PAGE, margin=MARGIN, print_background=True, tagged=True)
         browser.close()
     return headings
+
+
+def _launch(pw: Any) -> Any:
+    if CHROMIUM == "playwright":
+        return pw.chromium.launch(args=CHROMIUM_FLAGS)
+    return pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
 
 
 def _destinations(reader: PdfReader) -> dict[str, tuple[int, float]]:
@@ -209,7 +218,7 @@ def _toc_numbers(reader: PdfReader, dests: dict[str, tuple[int, float]], last: i
     return numbers
 
 
-def _margins_html(heads: list[str | None], toc: dict, edition: str, height_pt: float) -> str:
+def _margins_html(heads: list[str | None], toc: dict, edition: str) -> str:
     """One page per page of the book, with only its running head, its page number and, on
     the contents' pages, the entries' page numbers."""
     pages = []
@@ -249,10 +258,9 @@ def finish(raw: Path, headings: list[dict], edition: str, local_root: str, site:
     toc = _toc_numbers(reader, dests, first_chapter - 1)
     margins = raw.with_name("margins.pdf")
     margins_html = raw.with_name("margins.html")
-    height = float(reader.pages[0].mediabox.height)
-    margins_html.write_text(_margins_html(heads, toc, edition, height), encoding="utf-8")
+    margins_html.write_text(_margins_html(heads, toc, edition), encoding="utf-8")
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        browser = _launch(pw)
         page = browser.new_page()
         page.goto(margins_html.as_uri(), wait_until="load")
         page.evaluate("() => document.fonts.ready")
@@ -334,7 +342,7 @@ def main() -> None:
     parser.add_argument("html", type=Path)
     parser.add_argument("doctrees", type=Path)
     args = parser.parse_args()
-    if not Path(CHROMIUM).exists():
+    if CHROMIUM != "playwright" and not Path(CHROMIUM).exists():
         sys.exit(f"build.py: no Chromium at {CHROMIUM}: apt-get install chromium fonts-noto-cjk")
     start = time.monotonic()
     work = DOCS / "_build" / "pdf" / args.edition
