@@ -8,8 +8,8 @@ table of contents (``docs/index.md``) in that order, each with its sections unde
 the page has sections; every font embedded; the text extractable, with the article's
 claims and the audit's recomputed numbers in it (``infrabook.audit``, computed here in the
 edition's language, never typed); no raw TeX; and no radical look-alikes (⼀ for 一:
-Chromium's text layer of Noto CJK, see ``docs/pdf/finish.py``), with 原文 found as text in
-the Chinese edition.
+Chromium's text layer of Noto CJK, see ``docs/pdf/finish.py``) nor ligatures (ﬂ for fl),
+with 原文 found as text in the Chinese edition.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from pypdf import PdfReader
 DOCS = Path(__file__).resolve().parent
 MAX_MIB = 25
 RADICALS = re.compile("[\u2e80-\u2eff\u2f00-\u2fdf]")
+# "ﬂ" for "fl": a search for FlashAttention would miss it (print.css turns ligatures off).
+LIGATURES = re.compile("[\ufb00-\ufb06]")
 # What MathJax leaves behind when it did not typeset a formula, and TeX commands.
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\(?:frac|mathrm|text|sum|left|right|cdot)\b")
 
@@ -154,6 +156,9 @@ def check(path: Path) -> list[str]:
             f"{path}: radical look-alikes in the text layer (a search misses them): "
             f"{''.join(radicals)}"
         )
+    ligatures = sorted(set(LIGATURES.findall(text)))
+    if ligatures:
+        problems.append(f"{path}: ligatures in the text layer: {''.join(ligatures)}")
     if edition == "zh" and "原文" not in text:
         problems.append(f"{path}: 原文 is not found as text")
     tex = sorted(set(RAW_TEX.findall(text)))

@@ -104,8 +104,9 @@ def test_check_reads_the_chapters_from_the_table_of_contents(check_pdf):
     assert "chapters/05-1-graph-replay" not in pages  # a section of chapter 5, not a chapter
 
 
-def test_check_looks_for_radicals_and_raw_tex(check_pdf):
+def test_check_looks_for_radicals_ligatures_and_raw_tex(check_pdf):
     assert check_pdf.RADICALS.findall("原⽂ ⼀ 一 ⻅") == ["⽂", "⼀", "⻅"]
+    assert check_pdf.LIGATURES.findall("ﬂashattention flashattention") == ["ﬂ"]
     assert check_pdf.RAW_TEX.findall(r"T = \frac{a}{b} and \(x\)") == ["\\frac", "\\(", "\\)"]
     assert check_pdf.RAW_TEX.findall("72/120 = 0.6, 1 GiB") == []
 

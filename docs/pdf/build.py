@@ -3,9 +3,9 @@
 Usage: python docs/pdf/build.py EDITION LANGUAGE HTML_DIR DOCTREES
 
 1. Sphinx builds the edition again as one page (``singlehtml``) from the HTML build's
-   doctrees: the pages were read, executed and glued by ``nox -s docs``; if Sphinx would
-   have to read any page again, the build stops and says to run ``nox -s docs`` first, so
-   nothing is ever executed a second time.
+   doctrees and execution cache: the pages were executed and glued by ``nox -s docs``; if
+   any page would be executed again, the build stops and says to run ``nox -s docs``
+   first.
 2. Debian's headless Chromium (through Playwright, which never downloads a browser) opens
    that page, MathJax typesets the formulas, ``prepare.js`` makes a book of it (cover,
    contents, chapters as the outline's first level, numbered figures and tables, answers
@@ -139,10 +139,14 @@ def singlehtml(language: str, doctrees: Path, out: Path) -> Path:
     )  # fmt: skip
     if result.returncode != 0:
         sys.exit(f"build.py: the singlehtml build failed:\n{result.stdout}\n{result.stderr}")
-    if "0 added, 0 changed, 0 removed" not in result.stdout:
+    # The Chinese edition reads nothing again. The English one re-reads its pages, because
+    # infrabook_i18n compiles its catalogues afresh on every build; their outputs then come
+    # from the execution cache the HTML build filled. A page that would run is an error.
+    log = result.stdout + result.stderr
+    if "Executing notebook" in log:
         sys.exit(
-            "build.py: Sphinx would read (and execute) pages again: the HTML build is older "
-            "than the sources; run `nox -s docs` first"
+            "build.py: a page was executed again: the HTML build is older than the sources "
+            "or its execution cache is gone; run `nox -s docs` first"
         )
     return out / "index.html"
 

@@ -95,7 +95,8 @@
     for (const h of front.root.querySelectorAll("h2,h3")) {
       if (!chapters.some((p) => p.root.contains(h))) retag(h, 2);
     }
-    front.root.querySelectorAll(".sd-container-fluid, .book-pdf").forEach((el) => el.remove());
+    front.root.querySelectorAll(".sd-container-fluid").forEach((el) => el.remove());
+    front.root.querySelectorAll(".book-pdf").forEach((el) => el.closest("p").remove());
   }
 
   // Answers and other folded parts are printed open; code the site folds stays folded out.
@@ -106,7 +107,7 @@
 
   // A live calculator prints its inputs, the table computed for them, and where to use it.
   for (const calc of main.querySelectorAll("section.live-calc")) {
-    const page = pages.find((p) => p.root.contains(calc));
+    const page = pages.filter((p) => p.root.contains(calc)).pop(); // the innermost page
     const inputs = [...calc.querySelectorAll(".live-field")].map((f) => {
       const label = f.querySelector("label").textContent.trim();
       const control = f.querySelector("input, select");
