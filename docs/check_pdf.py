@@ -102,8 +102,17 @@ def key_numbers(edition: str) -> list[str]:
     return found
 
 
+# Sphinx's smart quotes print the English edition's ' and " curled.
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
 def _squash(text: str) -> str:
-    return re.sub(r"\s+", "", text)
+    """Text as compared: without white space (lines wrap anywhere), quotes straight.
+
+    >>> _squash("u’ = 1/2 + 3")
+    "u'=1/2+3"
+    """
+    return re.sub(r"\s+", "", text.translate(_QUOTES))
 
 
 def check(path: Path) -> list[str]:

@@ -125,3 +125,7 @@ def test_key_numbers_come_from_the_audit(check_pdf, monkeypatch):
     assert "120" in numbers and "72" in numbers
     assert any("120 MiB" in n for n in numbers)
     assert not any(re.search(r"[\u4e00-\u9fff]", n) for n in numbers if "MiB" in n)
+
+
+def test_check_pdf_doctests(check_pdf):
+    assert doctest.testmod(check_pdf).failed == 0
