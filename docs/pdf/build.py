@@ -29,6 +29,7 @@ import datetime as dt
 import html
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -148,6 +149,12 @@ def singlehtml(language: str, doctrees: Path, out: Path) -> Path:
             "build.py: a page was executed again: the HTML build is older than the sources "
             "or its execution cache is gone; run `nox -s docs` first"
         )
+    # The figures are SVG drawn in <img>, where print.css does not reach: their text too must
+    # reach the text layer without ligatures ("ﬃ" for "ffi"), so each one gets the rule.
+    for svg in (out / "_images").glob("*.svg"):
+        text = svg.read_text(encoding="utf-8")
+        rule = "<style>text { font-variant-ligatures: none; }</style>"
+        svg.write_text(re.sub(r"(<svg\b[^>]*>)", rf"\1{rule}", text, count=1), encoding="utf-8")
     return out / "index.html"
 
 
@@ -237,7 +244,8 @@ def _margins_html(heads: list[str | None], toc: dict, edition: str) -> str:
     lang = "zh-CN" if edition == "zh" else "en"
     return f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><style>
 @page {{ size: {PAGE["width"]} {PAGE["height"]}; margin: 0; }}
-html, body {{ margin: 0; font-family: "Noto Sans CJK SC", sans-serif; color: #555; }}
+html, body {{ margin: 0; font-family: "Noto Sans CJK SC", sans-serif; color: #555;
+  font-variant-ligatures: none; }}
 .page {{ position: relative; width: {PAGE["width"]}; height: {PAGE["height"]};
   break-after: page; overflow: hidden; }}
 .head {{ position: absolute; top: 10mm; left: {MARGIN["left"]}; right: {MARGIN["right"]};
