@@ -1,7 +1,7 @@
 """Sessions: ``tests`` (pytest + doctests, then mypy), ``docs`` (both editions of the executed site,
 checked), ``catalogues`` (update the English translation catalogues), ``lint``
 (ruff, format check), ``typecheck`` (mypy), ``browser`` (the built site in headless
-Chromium), ``bench`` (benchmark records).
+Chromium), ``pdf`` (a PDF of each edition), ``bench`` (benchmark records).
 
 Every session installs with ``constraints/cpu.txt``, which pins the CPU build of torch so a
 machine without a GPU never downloads CUDA wheels.
@@ -9,6 +9,7 @@ machine without a GPU never downloads CUDA wheels.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nox
@@ -117,6 +118,31 @@ def browser(session: nox.Session) -> None:
     session.run(
         "python", "docs/measure_weight.py", "docs/_build/html", "--out", weight, *session.posargs
     )
+
+
+@nox.session
+def pdf(session: nox.Session) -> None:
+    """The book to take away: ``infrabook-zh.pdf`` and ``infrabook-en.pdf``, written into the
+    built site (``docs/_build/html`` and ``docs/_build/html/en``), then checked
+    (``docs/check_pdf.py``). Run ``nox -s docs`` first: each edition is built again as one
+    page (``singlehtml``) from the HTML build's doctrees, nothing executed a second time,
+    and printed by Debian's headless Chromium through Playwright (see ``docs/pdf/build.py``).
+    Pass ``-- zh`` or ``-- en`` for one edition. ``INFRABOOK_CHROMIUM`` names another
+    Chromium or Chrome, or ``playwright`` for Playwright's own (downloaded).
+    """
+    session.install(
+        *CONSTRAINTS, "-e", ".[docs]", "playwright>=1.40", "pypdf>=5.0", "fonttools>=4.50"
+    )
+    if os.environ.get("INFRABOOK_CHROMIUM") == "playwright":
+        # where no Chromium can be installed (Read the Docs: Ubuntu's is a snap)
+        session.run("playwright", "install", "chromium")
+    chosen = [e for e in EDITIONS if e in session.posargs] or list(EDITIONS)
+    for edition in chosen:
+        language, html, doctrees = EDITIONS[edition]
+        session.run("python", "docs/pdf/build.py", edition, language, html, doctrees)
+    pdfs = [f"{EDITIONS[e][1]}/infrabook-{e}.pdf" for e in chosen]
+    session.run("python", "docs/check_pdf.py", *pdfs)
+    session.run("python", "docs/check_links.py", "docs/_build/html", "--with-pdf")
 
 
 @nox.session

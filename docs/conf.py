@@ -159,8 +159,8 @@ html_context = {"default_mode": "auto"}
 html_theme_options = {
     "use_download_button": True,
     "show_toc_level": 2,
-    # the language switcher (中文 ⇄ English) before the theme's buttons
-    "article_header_end": ["lang-switch.html", "article-header-buttons.html"],
+    # the language switcher (中文 ⇄ English) and this edition's PDF before the theme's buttons
+    "article_header_end": ["lang-switch.html", "pdf-download.html", "article-header-buttons.html"],
 }
 
 

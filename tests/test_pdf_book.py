@@ -1,0 +1,131 @@
+"""The PDF build's own logic (docs/pdf/finish.py) and the PDF check (docs/check_pdf.py):
+the text-layer repair, links, running heads, and what the check reads from the sources."""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import re
+import unicodedata
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def _load(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def finish() -> ModuleType:
+    return _load(DOCS / "pdf" / "finish.py")
+
+
+def test_finish_doctests(finish):
+    assert doctest.testmod(finish).failed == 0
+
+
+def test_every_kangxi_radical_maps_to_its_ideograph_without_a_font(finish):
+    # With no font at all, Unicode's own compatibility mapping covers the Kangxi block.
+    mapping = finish.radical_map({code: f"g{code}" for code in range(0x2F00, 0x2FD6)})
+    assert len(mapping) == 0x2FD6 - 0x2F00
+    for radical, ideograph in mapping.items():
+        assert unicodedata.normalize("NFKC", chr(radical)) == chr(ideograph)
+        assert not finish.is_radical(chr(ideograph))
+
+
+def test_font_glyph_wins_over_nfkc(finish):
+    # ⻅ (U+2EC5) has no NFKC form; the font's shared glyph says it is 见 (U+89C1).
+    cmap = {0x2EC5: "cid1", 0x89C1: "cid1", 0x2F92: "cid2", 0x898B: "cid2"}
+    assert finish.radical_map(cmap) == {0x2EC5: 0x89C1, 0x2F92: 0x898B}
+
+
+def _entries(cmap_text: str) -> dict[int, str]:
+    """An independent reading of a ToUnicode CMap: source code to destination text."""
+    found = {}
+    for body in re.findall(r"beginbfchar(.*?)endbfchar", cmap_text, flags=re.S):
+        for src, dest in re.findall(r"<(\w+)>\s*<(\w+)>", body):
+            found[int(src, 16)] = bytes.fromhex(dest).decode("utf-16-be")
+    for body in re.findall(r"beginbfrange(.*?)endbfrange", cmap_text, flags=re.S):
+        for lo, hi, dest in re.findall(r"<(\w+)>\s*<(\w+)>\s*<(\w+)>", body):
+            start = bytes.fromhex(dest).decode("utf-16-be")
+            for i in range(int(lo, 16), int(hi, 16) + 1):
+                found[i] = chr(ord(start) + i - int(lo, 16))
+    return found
+
+
+def test_to_unicode_repair_changes_only_the_radicals(finish):
+    original = (
+        "/CIDInit /ProcSet findresource begin\n"
+        "2 beginbfchar\n<0003> <2F00>\n<0004> <0041>\nendbfchar\n"
+        "2 beginbfrange\n<0010> <0013> <2F08>\n<0020> <0022> <4E09>\nendbfrange\n"
+        "endcmap"
+    )
+    radicals = {0x2F00: 0x4E00, 0x2F08: 0x4EBA, 0x2F0A: 0x5165}
+    fixed, count = finish.fix_to_unicode(original, radicals)
+    before, after = _entries(original), _entries(fixed)
+    assert set(before) == set(after)
+    expected = {k: "".join(chr(radicals.get(ord(c), ord(c))) for c in v) for k, v in before.items()}
+    assert after == expected
+    assert count == 3  # 0x2F00, and 0x2F08 and 0x2F0A inside the first range
+    assert not any(finish.is_radical(c) for v in after.values() for c in v if ord(c) in radicals)
+    assert "endcmap" in fixed and "/CIDInit" in fixed
+
+
+def test_to_unicode_sections_hold_at_most_100_entries(finish):
+    lines = "\n".join(f"<{i:04X}> <2F00>" for i in range(250))
+    fixed, count = finish.fix_to_unicode(f"250 beginbfchar\n{lines}\nendbfchar", {0x2F00: 0x4E00})
+    sizes = [int(n) for n in re.findall(r"(\d+) beginbfchar", fixed)]
+    assert count == 250 and sizes == [100, 100, 50]
+
+
+def test_running_heads_leave_chapter_openings_bare(finish):
+    heads = finish.running_heads([(5, "B"), (1, "A")], 8)
+    assert heads == [None, None, "A", "A", "A", None, "B", "B"]
+
+
+@pytest.fixture(scope="module")
+def check_pdf() -> ModuleType:
+    return _load(DOCS / "check_pdf.py")
+
+
+def test_check_reads_the_chapters_from_the_table_of_contents(check_pdf):
+    pages = check_pdf.chapters()
+    assert pages[0] == "chapters/01-conclusion"
+    assert "appendix/audit" in pages
+    assert all((DOCS / f"{p}.md").exists() for p in pages)
+    assert "chapters/05-1-graph-replay" not in pages  # a section of chapter 5, not a chapter
+
+
+def test_check_looks_for_radicals_ligatures_and_raw_tex(check_pdf):
+    assert check_pdf.RADICALS.findall("原⽂ ⼀ 一 ⻅") == ["⽂", "⼀", "⻅"]
+    assert check_pdf.LIGATURES.findall("ﬂashattention flashattention") == ["ﬂ"]
+    assert check_pdf.RAW_TEX.findall(r"T = \frac{a}{b} and \(x\)") == ["\\frac", "\\(", "\\)"]
+    assert check_pdf.RAW_TEX.findall("72/120 = 0.6, 1 GiB") == []
+
+
+def test_check_refuses_a_wrong_name_and_a_missing_file(check_pdf, tmp_path):
+    assert check_pdf.check(tmp_path / "book.pdf")[0].endswith(
+        "expected a file named infrabook-zh.pdf or infrabook-en.pdf"
+    )
+    with pytest.raises(FileNotFoundError):
+        check_pdf.check(tmp_path / "infrabook-zh.pdf")
+
+
+def test_key_numbers_come_from_the_audit(check_pdf, monkeypatch):
+    monkeypatch.setenv("INFRABOOK_LANG", "zh")
+    numbers = check_pdf.key_numbers("en")
+    assert "120" in numbers and "72" in numbers
+    assert any("120 MiB" in n for n in numbers)
+    assert not any(re.search(r"[\u4e00-\u9fff]", n) for n in numbers if "MiB" in n)
+
+
+def test_check_pdf_doctests(check_pdf):
+    assert doctest.testmod(check_pdf).failed == 0
