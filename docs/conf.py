@@ -145,6 +145,9 @@ html_theme_options = {
     "show_toc_level": 2,
     # the language switcher (中文 ⇄ English) before the theme's buttons
     "article_header_end": ["lang-switch.html", "article-header-buttons.html"],
+    # a reference's URL is printed whole: the theme would cut a GitHub address down to
+    # "owner/repo" and lose the file the reference names
+    "shorten_urls": False,
 }
 
 
