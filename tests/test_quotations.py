@@ -47,7 +47,7 @@ def normalise(text: str) -> str:
     '原文说:融合,不减少运算'
     """
     text = "".join(unicodedata.normalize("NFKC", text).split())
-    return text.translate({ord(c): None for c in _QUOTE_MARKS})
+    return text.translate({ord(c): None for c in _QUOTE_MARKS + "\u2060"})
 
 
 def _table_columns(text: str) -> list[str]:
@@ -144,3 +144,56 @@ def test_every_quotation_on_the_pages_is_verbatim():
         if not occurs_in(q, article)
     ]
     assert not bad, "not in the article:\n" + "\n".join(bad)
+
+
+def test_admonitions_and_table_columns_labelled_as_the_article_are_quotations():
+    page = (
+        ":::{admonition} 判据（原文）\n:class: tip\n「手写只能试几种。」\n:::\n\n"
+        "| 机制（原文）| 作用（原文）| 本书 |\n|:---|:---|:---|\n| AKG | 华为开源，原文作者曾参与 | 无 |\n"
+    )
+    found = quotations(page)
+    assert found == ["手写只能试几种。", "AKG", "华为开源，原文作者曾参与"]
+    article = "| AKG | 面向昇腾的算子自动生成(华为开源,作者曾参与) |\n手写只能试几种。"
+    assert [occurs_in(q, article) for q in found] == [True, True, False]
+
+
+_ZH_ROLE = re.compile(r"\{zh\}`([^`]+)`")
+
+
+def test_english_quotations_show_the_chinese_original():
+    """Each passage the Chinese page gives as the article's words appears, in the English
+    edition, as the Chinese original (the ``{zh}`` role) beside its translation."""
+    from babel.messages.pofile import read_po
+
+    article = _article()
+    missing = []
+    for page in _pages():
+        rel = page.relative_to(ROOT / "docs").with_suffix(".po")
+        po = ROOT / "docs" / "locale" / "en" / "LC_MESSAGES" / rel
+        quotes = quotations(page.read_text(encoding="utf-8"))
+        if not quotes:
+            continue
+        with po.open("rb") as f:
+            messages = [m for m in read_po(f) if m.id and m.string]
+        for q in quotes:
+            holding = [m for m in messages if occurs_in(q, m.id)]
+            shown = [z for m in holding for z in _ZH_ROLE.findall(m.string)]
+            if not any(occurs_in(q, z) and occurs_in(z, article) for z in shown):
+                missing.append(f"{rel}: “{q}”")
+    assert not missing, "English quotations without the Chinese original:\n" + "\n".join(missing)
+
+
+def test_the_audit_calls_its_claims_summaries_unless_they_are_verbatim():
+    """The audit's claim column quotes the article only if every claim is verbatim; it is
+    a summary (the English edition says so too) otherwise."""
+    from infrabook import config
+
+    article = _article()
+    page = (ROOT / "docs" / "appendix" / "audit.md").read_text(encoding="utf-8")
+    po = (ROOT / "docs" / "locale" / "en" / "LC_MESSAGES" / "appendix" / "audit.po").read_text(
+        encoding="utf-8"
+    )
+    verbatim = all(occurs_in(c["text"], article) for c in config.claims())
+    labelled_as_words = "原文的说法" in page or "own words" in po
+    assert verbatim or not labelled_as_words
+    assert "概述" in page and "summarised" in po
