@@ -196,4 +196,4 @@ def test_the_audit_calls_its_claims_summaries_unless_they_are_verbatim():
     verbatim = all(occurs_in(c["text"], article) for c in config.claims())
     labelled_as_words = "原文的说法" in page or "own words" in po
     assert verbatim or not labelled_as_words
-    assert "概述" in page and "summarised" in po
+    assert "概述" in page and "summary" in po
