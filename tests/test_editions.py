@@ -175,7 +175,7 @@ def test_edition_check_catches_residue_in_prose(docs_script, tmp_path):
     assert "en/page.html: literal **" in found
     assert "page.html: conf keys instead of device names: ['rtx_pro_6000']" in found
     assert "en/page.html: conf keys instead of device names: ['rtx_pro_6000']" in found
-    assert "English sentences in the Chinese edition: [\"needs 8.9 TB/s, above every" in found
+    assert 'English sentences in the Chinese edition: ["needs 8.9 TB/s, above every' in found
     # code, names and a title are not residue; English sentences are fine in English
     clean = tmp_path / "clean"
     _site(

@@ -15,8 +15,6 @@ import re
 import unicodedata
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 #: The article the book is built from; the repository carries it (article/README.md).
 ARTICLE = ROOT / "article" / "S23-J17.txt"
@@ -149,7 +147,8 @@ def test_every_quotation_on_the_pages_is_verbatim():
 def test_admonitions_and_table_columns_labelled_as_the_article_are_quotations():
     page = (
         ":::{admonition} 判据（原文）\n:class: tip\n「手写只能试几种。」\n:::\n\n"
-        "| 机制（原文）| 作用（原文）| 本书 |\n|:---|:---|:---|\n| AKG | 华为开源，原文作者曾参与 | 无 |\n"
+        "| 机制（原文）| 作用（原文）| 本书 |\n|:---|:---|:---|\n"
+        "| AKG | 华为开源，原文作者曾参与 | 无 |\n"
     )
     found = quotations(page)
     assert found == ["手写只能试几种。", "AKG", "华为开源，原文作者曾参与"]

@@ -204,11 +204,12 @@ def _mfu_ratio() -> Recomputed:
     generic, bucketed = _costs()[0], _costs()[1]
     peak = sc.implied_peak_tflops("article")
     useful = bucketed.useful_mfu(peak) / generic.useful_mfu(peak)
+    executed = bucketed.executed_utilisation(peak) / generic.executed_utilisation(peak)
     return Recomputed(
         useful,
         text(
             "audit.note.mfu_ratio",
-            executed=f"{bucketed.executed_utilisation(peak) / generic.executed_utilisation(peak):g}",
+            executed=f"{executed:g}",
             generic=f"{generic.useful_mfu(peak):.1%}",
             bucketed=f"{bucketed.useful_mfu(peak):.1%}",
             ratio=f"{useful:.3f}",

@@ -712,7 +712,10 @@ _LABELS: dict[str, tuple[str, str]] = {
         "per-shape specialised: executed utilisation",
     ),
     "live.field.prep_generic": ("通用：准备时间 T_prep（ms）", "generic: preparation T_prep (ms)"),
-    "live.field.prep_bucketed": ("分桶：准备时间 T_prep（ms）", "bucketed: preparation T_prep (ms)"),
+    "live.field.prep_bucketed": (
+        "分桶：准备时间 T_prep（ms）",
+        "bucketed: preparation T_prep (ms)",
+    ),
     "live.field.prep_specialised": (
         "逐形状特化：准备时间 T_prep（ms）",
         "per-shape specialised: preparation T_prep (ms)",

@@ -91,7 +91,8 @@ class BandwidthVerdict:
             tb_s=f"{self.implied_tb_s:.1f}",
             fastest=best.name,
             fastest_tb_s=f"{best.dram_tb_s.value:g}",
-            l2=sep.join(devices()[k].name for k in self.fits_l2_on) or text("roofline.verdict.none"),
+            l2=sep.join(devices()[k].name for k in self.fits_l2_on)
+            or text("roofline.verdict.none"),
         )
 
 
