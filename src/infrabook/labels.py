@@ -588,12 +588,12 @@ _LABELS: dict[str, tuple[str, str]] = {
     "roofline.silu_fused": ("SiLU 链，融合", "SiLU chain, fused"),
     "roofline.attention_standard": ("标准注意力", "standard attention"),
     "roofline.attention_flash": (
-        "FlashAttention（K、V 按 block_q={block_q} 从显存重读）",
-        "FlashAttention (K, V re-read from DRAM, block_q={block_q})",
+        "FlashAttention，K、V 读自显存",
+        "FlashAttention, K/V from DRAM",
     ),
     "roofline.attention_flash_l2": (
-        "FlashAttention（K、V 重读命中 L2）",
-        "FlashAttention (K, V re-reads hit L2)",
+        "FlashAttention，K、V 读自 L2",
+        "FlashAttention, K/V from L2",
     ),
     "roofline.verdict.from_dram": (
         "需要 {tb_s} TB/s，显存带宽够的设备：{devices}",
