@@ -505,7 +505,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "bench.col.triton_ms": ("Triton ms", "Triton ms"),
     "bench.col.triton_tflops": ("Triton TFLOP/s", "Triton TFLOP/s"),
     "bench.col.triton_vs_sdpa": ("Triton / SDPA", "Triton / SDPA"),
-    "bench.col.useful_gflop_s": ("有效 GFLOP/s", "useful GFLOP/s"),
+    "bench.col.useful_gflop_s": ("有用 GFLOP/s", "useful GFLOP/s"),
     "bench.col.variant": ("变体", "variant"),
     "bench.col.verdict": ("判定", "verdict"),
     "bench.col.what": ("做法", "what"),
