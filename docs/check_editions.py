@@ -12,12 +12,20 @@ Usage: python docs/check_editions.py HTML_DIR   (the Chinese site; the English o
   (the ``{zh}`` role, the switcher), the glossary's Chinese term lines, and cells tagged
   ``article-quote`` (the article's own printed lines).
 * Switcher: each page's switcher points at the same page of the other edition, which exists.
+* Residue, in both editions' prose (code, preformatted output, math, the bibliography and
+  the glossary's term lines left out): no literal ``**`` (emphasis Markdown did not parse,
+  as CommonMark's flanking rule leaves it next to CJK punctuation) and no internal device
+  key of ``conf/hardware.toml`` (``rtx_pro_6000``) where a reader should see the device's
+  name. In the Chinese edition, no English sentence: a run of English words holding a
+  function word ("needs 8.9 TB/s, above every listed device's ..."); names and terms in
+  English are fine.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+import tomllib
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
@@ -90,6 +98,99 @@ class Page(HTMLParser):
             self.chinese += CJK.findall(data)
 
 
+# Prose only: no code, output, math, bibliography, glossary term line or title of a work
+# (titles are set in italics: <em>How to Scale Your Model</em>).
+PROSE_SKIP_TAGS = SKIP_TEXT | {"code", "pre", "kbd", "samp", "em", "cite"}
+PROSE_SKIP_CLASSES = {"math", "citation", "bibliography", "highlight"}
+ENGLISH_WORD = r"[A-Za-z][A-Za-z'’-]*"
+# Five or more English words in a row within one element (numbers and punctuation between
+# them allowed)...
+ENGLISH_RUN = re.compile(rf"{ENGLISH_WORD}(?:[ ,;:()/.%×0-9-]+{ENGLISH_WORD}){{4,}}")
+# ...that hold a word only a sentence has: a name or a term does not.
+FUNCTION_WORDS = {
+    "the", "a", "an", "is", "are", "was", "be", "of", "to", "in", "on", "for", "with",
+    "from", "than", "and", "or", "if", "only", "needs", "above", "below", "every", "each",
+}  # fmt: skip
+CONF = Path(__file__).resolve().parents[1] / "conf" / "hardware.toml"
+
+
+class Prose(HTMLParser):
+    """The text a reader reads as prose on one page; element boundaries become line breaks,
+    so that a run of words never spans two table cells."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        # per open element: tag, whether its text is skipped, whether it is in a glossary
+        self.stack: list[tuple[str, bool, bool]] = []
+        self.parts: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        classes = set(a.get("class", "").split())
+        skipped, glossary = self.stack[-1][1:] if self.stack else (False, False)
+        glossary = glossary or (tag == "dl" and "glossary" in classes)
+        skipped = skipped or tag in PROSE_SKIP_TAGS or bool(PROSE_SKIP_CLASSES & classes)
+        skipped = skipped or (tag == "dt" and glossary)
+        self.parts.append("\n")
+        if tag not in VOID:
+            self.stack.append((tag, skipped, glossary))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.stack:
+            top = self.stack.pop()[0]
+            if top == tag:
+                break
+        self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not (self.stack and self.stack[-1][1]):
+            self.parts.append(data.replace("\n", " "))
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def conf_keys(path: Path = CONF) -> set[str]:
+    """The device keys of ``conf/hardware.toml``: internal names, never shown to readers."""
+    with path.open("rb") as f:
+        data = tomllib.load(f)
+    return set(data["devices"])
+
+
+def english_sentences(text: str) -> list[str]:
+    """Runs of English words that read as a sentence, not as a name or a term.
+
+    >>> english_sentences("需要 8.9 TB/s，needs 8.9 TB/s, above every listed device's DRAM")
+    ["needs 8.9 TB/s, above every listed device's DRAM"]
+    >>> english_sentences("NVIDIA RTX PRO 6000 Blackwell 与 model FLOPs utilisation")
+    []
+    """
+    found = []
+    for m in ENGLISH_RUN.finditer(text):
+        words = {w.lower() for w in re.findall(ENGLISH_WORD, m[0])}
+        if words & FUNCTION_WORDS:
+            found.append(m[0].strip())
+    return found
+
+
+def residue(path: Path, chinese: bool, keys: set[str]) -> list[str]:
+    """Literal ``**``, conf keys and (in the Chinese edition) English sentences in a page."""
+    prose = Prose()
+    prose.feed(path.read_text(encoding="utf-8"))
+    text = prose.text
+    found = []
+    if "**" in text:
+        at = text.index("**")
+        found.append(f"literal ** (Markdown left unparsed): {text[max(0, at - 20) : at + 20]!r}")
+    used = sorted(k for k in keys if re.search(rf"\b{re.escape(k)}\b", text))
+    if used:
+        found.append(f"conf keys instead of device names: {used}")
+    if chinese and (english := english_sentences(text)):
+        found.append(f"English sentences in the Chinese edition: {english[:3]}")
+    return found
+
+
 def read(path: Path) -> Page:
     page = Page()
     page.feed(path.read_text(encoding="utf-8"))
@@ -122,6 +223,11 @@ def problems(zh_root: Path) -> list[str]:
     found += [f"en/{p}: missing (the Chinese edition has it)" for p in sorted(zh_pages - en_pages)]
     found += [f"{p}: missing (the English edition has it)" for p in sorted(en_pages - zh_pages)]
     svg_seen: set[Path] = set()
+    keys = conf_keys()
+    for rel in sorted(zh_pages - GENERATED):
+        found += [f"{rel}: {p}" for p in residue(zh_root / rel, True, keys)]
+    for rel in sorted(en_pages - GENERATED):
+        found += [f"en/{rel}: {p}" for p in residue(en_root / rel, False, keys)]
     for rel in sorted(zh_pages & en_pages):
         zh, en = read(zh_root / rel), read(en_root / rel)
         if rel not in GENERATED:

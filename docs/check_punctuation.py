@@ -41,7 +41,7 @@ def _is_cjk(ch: str) -> bool:
 
 # Characters that say nothing about the language around them: spaces, emphasis marks,
 # percent and times signs, and the placeholder that stands for a protected span.
-_NEUTRAL = " *_%×\ue000"
+_NEUTRAL = " *_%×\ue000\u2060"
 
 
 def _chinese_context(text: str, i: int) -> bool:
@@ -87,8 +87,20 @@ def _fix_prose(text: str) -> str:
     return text
 
 
+# Between inline math and the full-width punctuation after it: a word joiner (U+2060), so
+# that a narrow screen never starts a line with the punctuation (a browser may break
+# after a formula, which it lays out as one unbreakable box).
+WORD_JOINER = "\u2060"
+_CLOSING = "。，、；：）！？”"
+
+
+def _is_inline_math(span: str) -> bool:
+    return span.startswith("{math}`") or (span.startswith("$") and not span.startswith("$$"))
+
+
 def fix_line(line: str) -> str:
-    """The line with its prose punctuation made full-width.
+    """The line with its prose punctuation made full-width, and a word joiner between an
+    inline formula and the punctuation that closes it.
 
     >>> fix_line('融合不减少运算,只减少"中间结果写回再读回"。')
     '融合不减少运算，只减少“中间结果写回再读回”。'
@@ -96,6 +108,8 @@ def fix_line(line: str) -> str:
     '共 1,024 行（见 {ref}`sec-a`）：`f(x, y)` 与 $f(a,b)$'
     >>> fix_line("plain English, (with parens): untouched")
     'plain English, (with parens): untouched'
+    >>> fix_line("时间正比于 $n$。") == "时间正比于 $n$" + WORD_JOINER + "。"
+    True
     """
     pieces = []
     last = 0
@@ -117,6 +131,8 @@ def _restore(text: str, marker: str, kept: list[str]) -> str:
     out = [parts[0]]
     for span, rest in zip(kept, parts[1:], strict=True):
         out.append(span)
+        if _is_inline_math(span) and rest[:1] in tuple(_CLOSING):
+            rest = WORD_JOINER + rest
         out.append(rest)
     return "".join(out)
 
@@ -164,6 +180,7 @@ def fix_page(source: str) -> str:
                 "{epigraph}",
                 "{attention}",
                 "{caution}",
+                "{glossary}",
             )
             fence = marker if not prose_body else None
             out.append(line)

@@ -161,6 +161,9 @@ html_theme_options = {
     "show_toc_level": 2,
     # the language switcher (中文 ⇄ English) and this edition's PDF before the theme's buttons
     "article_header_end": ["lang-switch.html", "pdf-download.html", "article-header-buttons.html"],
+    # a reference's URL is printed whole: the theme would cut a GitHub address down to
+    # "owner/repo" and lose the file the reference names
+    "shorten_urls": False,
 }
 
 

@@ -45,7 +45,7 @@ def test_article_three_step_boundary():
 
 def test_fused_kernel_never_touches_intermediates():
     k = account(article_chain(True), fully_fused(article_chain(True))).kernels[0]
-    assert k.reads == ("G", "U") and k.writes == ("Q",)
+    assert k.reads == ("G", "U") and k.writes == ("Zq",)
     assert "T" not in k.live and "Z" not in k.live
 
 

@@ -159,3 +159,29 @@ def test_edition_check_catches_numbers_chinese_and_switcher(docs_script, tmp_pat
     assert "glued numbers differ: zh only ['120'], en only ['121']" in found
     assert "Chinese outside quotations: ['融合', '图']" in found
     assert "en/page.html: switcher leads to '../other.html'" in found
+
+
+def test_edition_check_catches_residue_in_prose(docs_script, tmp_path):
+    check = docs_script("check_editions")
+    _site(
+        tmp_path,
+        "<p>原因是**流量与容量是两笔账**。需要 8.9 TB/s：needs 8.9 TB/s, above every listed"
+        " device's DRAM bandwidth (large enough on: rtx_pro_6000)</p>"
+        "<pre>x ** 2  # code may say rtx_pro_6000 and whole English sentences</pre>",
+        "<p>Traffic and capacity are two **ledgers** on rtx_pro_6000.</p>",
+    )
+    found = "\n".join(check.problems(tmp_path))
+    assert "page.html: literal ** (Markdown left unparsed)" in found
+    assert "en/page.html: literal **" in found
+    assert "page.html: conf keys instead of device names: ['rtx_pro_6000']" in found
+    assert "en/page.html: conf keys instead of device names: ['rtx_pro_6000']" in found
+    assert 'English sentences in the Chinese edition: ["needs 8.9 TB/s, above every' in found
+    # code, names and a title are not residue; English sentences are fine in English
+    clean = tmp_path / "clean"
+    _site(
+        clean,
+        "<p>原文所用的 NVIDIA RTX PRO 6000 Blackwell，见 <em>How to Scale Your Model</em>。</p>"
+        "<pre>print(x ** 2)</pre>",
+        "<p>The article's device is the <strong>NVIDIA RTX PRO 6000 Blackwell</strong>.</p>",
+    )
+    assert check.problems(clean) == []

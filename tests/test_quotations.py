@@ -16,10 +16,11 @@ import unicodedata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-# The article, kept unchanged in the repository (article/README.md).
+#: The article the book is built from; the repository carries it (article/README.md).
 ARTICLE = ROOT / "article" / "S23-J17.txt"
 
-_FENCE = re.compile(r"^(```|:::)[^\n]*\n.*?^\1\s*$", re.S | re.M)
+# Code fences only: a ``:::`` directive (note, dropdown, admonition) holds prose.
+_FENCE = re.compile(r"^(`{3,})[^\n]*\n.*?^\1\s*$", re.S | re.M)
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
 _INLINE_MATH = re.compile(r"\$[^$\n]+\$")
 # 原文, then up to 12 characters of the same clause (no quote, bracket, comma or sentence
@@ -30,6 +31,11 @@ _WILDCARD = re.compile(r"\{glue(?::\w+)?\}`[^`]+`|\{math\}`[^`]+`")
 _QUOTE_MARKS = "“”\"「」『』‘’'"
 _ATTRIBUTION = re.compile(r"[(（]原文[)）]$")
 _SENTENCE_END = "。！？!?"
+# An admonition whose title attributes its body to the article: 判据（原文）.
+_ADMONITION = re.compile(
+    r"^:{3,}\{admonition\}[^\n]*[(（]原文[)）][^\n]*\n(?::[\w-]+:[^\n]*\n)*(.*?)^:{3,}\s*$",
+    re.S | re.M,
+)
 
 
 def normalise(text: str) -> str:
@@ -39,7 +45,22 @@ def normalise(text: str) -> str:
     '原文说:融合,不减少运算'
     """
     text = "".join(unicodedata.normalize("NFKC", text).split())
-    return text.translate({ord(c): None for c in _QUOTE_MARKS})
+    return text.translate({ord(c): None for c in _QUOTE_MARKS + "\u2060"})
+
+
+def _table_columns(text: str) -> list[str]:
+    """The cells of every Markdown table column whose header says （原文）.
+
+    >>> _table_columns("| 机制（原文）| 本书 |\\n|:---|:---|\\n| 循环变换 | `plan` |\\n")
+    ['循环变换']
+    """
+    found = []
+    for table in re.findall(r"(?:^\|.*\|[ \t]*\n)+", text, re.M):
+        lines = table.splitlines()
+        rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+        quoted = [i for i, head in enumerate(rows[0]) if _ATTRIBUTION.search(head)]
+        found += [row[i] for row in rows[2:] for i in quoted if i < len(row)]
+    return found
 
 
 def quotations(page: str) -> list[str]:
@@ -51,6 +72,11 @@ def quotations(page: str) -> list[str]:
     text = _DISPLAY_MATH.sub("", _FENCE.sub("", page))
     text = _INLINE_MATH.sub(lambda m: "{math}`" + m.group(0).strip("$") + "`", text)
     found = [m.group(1) for m in _AFTER_ARTICLE.finditer(text)]
+    found += [
+        _ATTRIBUTION.sub("", m.group(1).strip()).strip(_QUOTE_MARKS)
+        for m in _ADMONITION.finditer(text)
+    ]
+    found += _table_columns(text)
     blocks = re.split(r"\n\s*\n", text)
     for before, block in itertools.pairwise(blocks):
         lines = block.strip().splitlines()
@@ -78,10 +104,8 @@ def occurs_in(quote: str, article: str) -> bool:
 
 
 def _article() -> str:
-    # a missing article is a failure: without it no quotation on the pages is checked
-    assert ARTICLE.is_file(), (
-        f"{ARTICLE.relative_to(ROOT)} is missing: the quotations cannot be checked"
-    )
+    # A missing article fails the test: skipping would let every misquotation through.
+    assert ARTICLE.is_file(), f"{ARTICLE} is missing: the quotations cannot be checked"
     return ARTICLE.read_text(encoding="utf-8")
 
 
@@ -118,3 +142,57 @@ def test_every_quotation_on_the_pages_is_verbatim():
         if not occurs_in(q, article)
     ]
     assert not bad, "not in the article:\n" + "\n".join(bad)
+
+
+def test_admonitions_and_table_columns_labelled_as_the_article_are_quotations():
+    page = (
+        ":::{admonition} 判据（原文）\n:class: tip\n「手写只能试几种。」\n:::\n\n"
+        "| 机制（原文）| 作用（原文）| 本书 |\n|:---|:---|:---|\n"
+        "| AKG | 华为开源，原文作者曾参与 | 无 |\n"
+    )
+    found = quotations(page)
+    assert found == ["手写只能试几种。", "AKG", "华为开源，原文作者曾参与"]
+    article = "| AKG | 面向昇腾的算子自动生成(华为开源,作者曾参与) |\n手写只能试几种。"
+    assert [occurs_in(q, article) for q in found] == [True, True, False]
+
+
+_ZH_ROLE = re.compile(r"\{zh\}`([^`]+)`")
+
+
+def test_english_quotations_show_the_chinese_original():
+    """Each passage the Chinese page gives as the article's words appears, in the English
+    edition, as the Chinese original (the ``{zh}`` role) beside its translation."""
+    from babel.messages.pofile import read_po
+
+    article = _article()
+    missing = []
+    for page in _pages():
+        rel = page.relative_to(ROOT / "docs").with_suffix(".po")
+        po = ROOT / "docs" / "locale" / "en" / "LC_MESSAGES" / rel
+        quotes = quotations(page.read_text(encoding="utf-8"))
+        if not quotes:
+            continue
+        with po.open("rb") as f:
+            messages = [m for m in read_po(f) if m.id and m.string]
+        for q in quotes:
+            holding = [m for m in messages if occurs_in(q, m.id)]
+            shown = [z for m in holding for z in _ZH_ROLE.findall(m.string)]
+            if not any(occurs_in(q, z) and occurs_in(z, article) for z in shown):
+                missing.append(f"{rel}: “{q}”")
+    assert not missing, "English quotations without the Chinese original:\n" + "\n".join(missing)
+
+
+def test_the_audit_calls_its_claims_summaries_unless_they_are_verbatim():
+    """The audit's claim column quotes the article only if every claim is verbatim; it is
+    a summary (the English edition says so too) otherwise."""
+    from infrabook import config
+
+    article = _article()
+    page = (ROOT / "docs" / "appendix" / "audit.md").read_text(encoding="utf-8")
+    po = (ROOT / "docs" / "locale" / "en" / "LC_MESSAGES" / "appendix" / "audit.po").read_text(
+        encoding="utf-8"
+    )
+    verbatim = all(occurs_in(c["text"], article) for c in config.claims())
+    labelled_as_words = "原文的说法" in page or "own words" in po
+    assert verbatim or not labelled_as_words
+    assert "概述" in page and "summary" in po

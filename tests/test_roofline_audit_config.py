@@ -20,8 +20,24 @@ def test_article_timings_need_more_than_any_dram():
         v = check_bandwidth_claim(nbytes, seconds, 72 * MiB)
         assert not v.plausible_from_dram
         assert v.fits_l2_on == ("rtx_pro_6000",)
-        assert "above every listed device's DRAM bandwidth" in v.summary
     assert max(d.dram_tb_s.value for d in devices().values()) < 8.9
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"), [("zh", "高于所列每种设备的显存带宽"), ("en", "more than the device memory")]
+)
+def test_the_bandwidth_verdict_speaks_the_build_language_and_names_devices(
+    monkeypatch, lang, words
+):
+    monkeypatch.setenv("INFRABOOK_LANG", lang)
+    summary = check_bandwidth_claim(120 * MiB, 14.2e-6, 72 * MiB).summary
+    assert words in summary
+    assert device("rtx_pro_6000").name in summary and device("b200").name in summary
+    assert not any(key in summary for key in devices())  # no conf keys shown to readers
+    if lang == "zh":
+        assert "needs" not in summary and "possible" not in summary
+    plausible = check_bandwidth_claim(72 * MiB, 50e-6, 72 * MiB).summary
+    assert device("h200").name in plausible and "h200" not in plausible
 
 
 def test_a_modest_claim_is_plausible():
@@ -49,11 +65,19 @@ def test_every_claim_has_a_recomputation_and_only_the_mfu_differs():
     assert {r.verdict for r in rows} <= set(VERDICTS)
     # The article calls bucketing's executed utilisation (padding counted) "MFU"; useful MFU
     # counts the 5,632 real of 8,192 executed rows: 40 % x 5632 / 8192 = 27.5 % exactly.
-    assert [r.id for r in rows if r.verdict == "differs"] == ["bucketing.bucketed_mfu"]
+    # "MFU doubles" too: executed utilisation doubles, useful MFU rises by the speed-up only,
+    # 5632 rows at 100 TFLOP/s against 8192 at 200: (5632 / 100) / (8192 / 200) = 1.375.
+    assert [r.id for r in rows if r.verdict == "differs"] == [
+        "bucketing.bucketed_mfu",
+        "bucketing.mfu_ratio",
+    ]
     by_id = {r.id: r for r in rows}
     assert by_id["bucketing.bucketed_mfu"].recomputed == pytest.approx(
         float(Fraction(40) * 5632 / 8192), rel=1e-12
     )
+    ratio = by_id["bucketing.mfu_ratio"]
+    assert ratio.recomputed == pytest.approx(float(Fraction(5632, 100) / Fraction(8192, 200)))
+    assert "×2" in ratio.note and "1.375" in ratio.note
     for key in (
         "fusion.measured_separate_us",
         "fusion.measured_fused_us",

@@ -12,10 +12,10 @@ from infrabook.dataflow import Graph, Op, Tensor
 
 
 def activation_chain(rows: int, cols: int, dtype: str, quant_dtype: str | None = None) -> Graph:
-    """G, U -> T = SiLU(G) -> Z = T * U, and with ``quant_dtype`` a last step Z -> Q.
+    """G, U -> T = SiLU(G) -> Z = T * U, and with ``quant_dtype`` a last step Z -> Zq (Z quantised).
 
     >>> g = activation_chain(1024, 12288, "bf16", "int8")
-    >>> [op.name for op in g.ops], g.tensor("Q").nbytes // 2**20
+    >>> [op.name for op in g.ops], g.tensor("Zq").nbytes // 2**20
     (['silu', 'mul', 'quant'], 12)
     """
     shape = (check_positive_int("rows", rows), check_positive_int("cols", cols))
@@ -23,9 +23,9 @@ def activation_chain(rows: int, cols: int, dtype: str, quant_dtype: str | None =
     ops = [Op("silu", ("G",), ("T",)), Op("mul", ("T", "U"), ("Z",))]
     out = "Z"
     if quant_dtype is not None:
-        tensors.append(Tensor("Q", shape, quant_dtype))
-        ops.append(Op("quant", ("Z",), ("Q",)))
-        out = "Q"
+        tensors.append(Tensor("Zq", shape, quant_dtype))
+        ops.append(Op("quant", ("Z",), ("Zq",)))
+        out = "Zq"
     return Graph(tuple(tensors), tuple(ops), (out,))
 
 

@@ -58,18 +58,28 @@ _LABELS: dict[str, tuple[str, str]] = {
         "exactly {value}",
     ),
     "audit.note.rate": (
-        "MFU × 标称峰值 {peak} TFLOP/s；原文的速率是 MFU × 500",
-        "MFU × the stated peak {peak} TFLOP/s; the article's rates are MFU × 500",
+        "原文所称的“有效处理率”把补齐行也算作完成的工作，是执行处理率：执行利用率 × 标称峰值"
+        " {peak} TFLOP/s；原文的速率是执行利用率 × 500。只计实际行的有用处理率是 {useful} TFLOP/s",
+        "what the article calls the effective rate counts padding rows as work done: it is the"
+        " executed rate, executed utilisation × the stated peak {peak} TFLOP/s; the article's"
+        " rates are executed utilisation × 500. The useful rate, real rows only, is {useful}"
+        " TFLOP/s",
     ),
     "audit.note.time": (
-        "按原文给的速率；按 MFU × {peak} TFLOP/s 是 {ms} ms",
-        "at the stated rate; at MFU × {peak} TFLOP/s {ms} ms",
+        "按原文给的速率；按执行利用率 × {peak} TFLOP/s 是 {ms} ms",
+        "at the stated rate; at executed utilisation × {peak} TFLOP/s {ms} ms",
     ),
     "audit.note.crossing": (
         "按原文的每组时间（{a} / {b} ms，即本书各处所用的口径）；不取整的时间得 {unrounded}；"
-        "按 MFU × {peak} TFLOP/s 得 {at_peak}",
+        "按执行利用率 × {peak} TFLOP/s 得 {at_peak}",
         "from the article's per-run times ({a} / {b} ms, the basis used throughout the book); "
-        "from unrounded times {unrounded}; at MFU × {peak} TFLOP/s {at_peak}",
+        "from unrounded times {unrounded}; at executed utilisation × {peak} TFLOP/s {at_peak}",
+    ),
+    "audit.note.mfu_ratio": (
+        "翻倍的是执行利用率（计入补齐行，×{executed}）；有用 MFU 只从 {generic} 升到 {bucketed}，"
+        "×{ratio}，恰好等于加速比 {speedup}",
+        "what doubles is executed utilisation (padding rows counted, ×{executed}); useful MFU"
+        " rises only from {generic} to {bucketed}, ×{ratio}, exactly the speed-up {speedup}",
     ),
     "audit.note.measured": (
         "{us} μs 内搬运 {mib} MiB：{summary}（工作集 {working} MiB）；表中是在 {device} 上的下限",
@@ -119,8 +129,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "fig.attention.ideal": ("理想：Q、K、V、O 各一次（4 L d）", "ideal: Q, K, V, O once (4 L d)"),
     "fig.attention.standard": (
-        "标准：输入输出 + S、P 写回再读",
-        "standard: I/O + S, P write and read",
+        "标准：分块 {m}×{n}，S、P 写回再读",
+        "standard: {m}×{n} tiles, S, P written and read",
     ),
     "fig.attention.standard_sp": ("标准：仅 S、P", "standard: S, P only"),
     "fig.attention.length": ("序列长度 L（token）", "sequence length L (tokens)"),
@@ -242,10 +252,10 @@ _LABELS: dict[str, tuple[str, str]] = {
         "负载 {load}（{cores} 核）",
         "load {load} on {cores} cores",
     ),
-    "bench.prov.quick": ("快速运行（缩小尺寸）", "QUICK run (scaled-down sizes)"),
+    "bench.prov.quick": ("缩小尺寸的快速运行", "a quick run at reduced sizes"),
     "bench.prov.note": (
-        "测得之后记录有过改动，详见记录文件里的 provenance.note",
-        "the record changed after it was measured: see provenance.note in its file",
+        "测得之后记录有过改动，改了什么写在记录文件里",
+        "the record was edited after it was measured; its file says what changed",
     ),
     "bench.prov.method": ("方法：{method}", "method: {method}"),
     # How each experiment measured, composed from its params when a page shows it.
@@ -497,7 +507,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "bench.col.triton_ms": ("Triton ms", "Triton ms"),
     "bench.col.triton_tflops": ("Triton TFLOP/s", "Triton TFLOP/s"),
     "bench.col.triton_vs_sdpa": ("Triton / SDPA", "Triton / SDPA"),
-    "bench.col.useful_gflop_s": ("有效 GFLOP/s", "useful GFLOP/s"),
+    "bench.col.useful_gflop_s": ("有用 GFLOP/s", "useful GFLOP/s"),
     "bench.col.variant": ("变体", "variant"),
     "bench.col.verdict": ("判定", "verdict"),
     "bench.col.what": ("做法", "what"),
@@ -594,9 +604,26 @@ _LABELS: dict[str, tuple[str, str]] = {
     "roofline.silu_fused": ("SiLU 链，融合", "SiLU chain, fused"),
     "roofline.attention_standard": ("标准注意力", "standard attention"),
     "roofline.attention_flash": (
-        "FlashAttention（block_q={block_q}）",
-        "FlashAttention (block_q={block_q})",
+        "FlashAttention，K、V 读自显存",
+        "FlashAttention, K/V from DRAM",
     ),
+    "roofline.attention_flash_l2": (
+        "FlashAttention，K、V 读自 L2",
+        "FlashAttention, K/V from L2",
+    ),
+    "roofline.verdict.from_dram": (
+        "需要 {tb_s} TB/s，显存带宽够的设备：{devices}",
+        "needs {tb_s} TB/s, which the device memory of these devices delivers: {devices}",
+    ),
+    "roofline.verdict.not_from_dram": (
+        "需要 {tb_s} TB/s，高于所列每种设备的显存带宽（最快的 {fastest} 为 {fastest_tb_s} TB/s）；"
+        "只有工作集留在 L2 里（L2 装得下的设备：{l2}）或形状与所写不同时才可能",
+        "needs {tb_s} TB/s, more than the device memory of any listed device delivers (the"
+        " fastest, {fastest}, has {fastest_tb_s} TB/s); possible only if the working set stayed"
+        " in L2 (large enough on: {l2}) or the shape was not the stated one",
+    ),
+    "roofline.verdict.none": ("无", "none of them"),
+    "roofline.verdict.sep": ("、", ", "),
     "roofline.gemm": ("FFN 矩阵乘，{rows} 行", "FFN GEMM, {rows} rows"),
     "roofline.roof_bf16": ("{device}：bf16 张量核心", "{device}: bf16 tensor cores"),
     "roofline.roof_fp32": ("{device}：FP32 标量单元", "{device}: FP32 non-tensor"),
@@ -664,8 +691,8 @@ _LABELS: dict[str, tuple[str, str]] = {
         "Try it: padding, utilisation, time and crossovers for your shapes",
     ),
     "live.title.crossover": (
-        "试一试：你的准备时间 P 与每次运行时间 T_run",
-        "Try it: your preparation time P and run time T_run",
+        "试一试：你的准备时间 T_prep 与每次运行时间 T_run",
+        "Try it: your preparation time T_prep and run time T_run",
     ),
     "live.field.rows": ("行数 rows", "rows"),
     "live.field.cols": ("列数 cols", "cols"),
@@ -692,11 +719,14 @@ _LABELS: dict[str, tuple[str, str]] = {
         "逐形状特化：执行利用率",
         "per-shape specialised: executed utilisation",
     ),
-    "live.field.prep_generic": ("通用：准备时间 P（ms）", "generic: preparation P (ms)"),
-    "live.field.prep_bucketed": ("分桶：准备时间 P（ms）", "bucketed: preparation P (ms)"),
+    "live.field.prep_generic": ("通用：准备时间 T_prep（ms）", "generic: preparation T_prep (ms)"),
+    "live.field.prep_bucketed": (
+        "分桶：准备时间 T_prep（ms）",
+        "bucketed: preparation T_prep (ms)",
+    ),
     "live.field.prep_specialised": (
-        "逐形状特化：准备时间 P（ms）",
-        "per-shape specialised: preparation P (ms)",
+        "逐形状特化：准备时间 T_prep（ms）",
+        "per-shape specialised: preparation T_prep (ms)",
     ),
     "live.field.run_generic": ("通用：每组时间 T_run（ms）", "generic: T_run per group (ms)"),
     "live.field.run_bucketed": ("分桶：每组时间 T_run（ms）", "bucketed: T_run per group (ms)"),

@@ -90,10 +90,13 @@ def test_bandwidth_rows_cover_every_device_and_flag_unknown_l2():
 
 def test_traffic_curves_match_the_calculators():
     lengths = [512, 8192, 65536]
-    c = traffic_curves(lengths, 128, "bf16", "fp32", 128, 64)
+    c = traffic_curves(lengths, 128, "bf16", "fp32", 128, 64, (128, 128))
     for i, n in enumerate(lengths):
         a = attention_sizes(n, 128, "bf16", "fp32")
-        assert c["standard"][i] == a.standard_traffic / MiB
+        # 128 x 128 tiles: Q, K and V each read L / 128 times (bf16), S and P each written
+        # and read once (fp32), O written once
+        tiled = 3 * (n // 128) * n * 128 * 2 + 4 * n * n * 4 + n * 128 * 2
+        assert c["standard"][i] == tiled / MiB
         assert c["ideal 4 L d"][i] == a.io_traffic / MiB
         assert c["flash, real tiles"][i] == flash_traffic(n, 128, "bf16", 128, 64).total / MiB
     # Standard and tiled FlashAttention both grow as L**2; the ideal grows as L.
@@ -103,7 +106,7 @@ def test_traffic_curves_match_the_calculators():
 
 
 def test_traffic_plot_is_log_log_with_labels():
-    fig = traffic_plot([512, 1024, 2048, 4096], 128, "bf16", "fp32", 128, 64, mark=1024)
+    fig = traffic_plot([512, 1024, 2048, 4096], 128, "bf16", "fp32", 128, 64, (128, 128), mark=1024)
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert "MiB" in ax.get_ylabel() and "L" in ax.get_xlabel()

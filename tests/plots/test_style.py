@@ -37,7 +37,7 @@ FIGURES = {
         TWO, [("分开", unfused(TWO)), ("融合", fully_fused(TWO))]
     ),
     "attention": lambda: attention.traffic_plot(
-        [2**k for k in range(9, 17)], 128, "bf16", "fp32", 128, 64, mark=8192
+        [2**k for k in range(9, 17)], 128, "bf16", "fp32", 128, 64, (128, 128), mark=8192
     ),
     "launches": lambda: runtime.launch_counts_figure(article_launch_counts()),
     "bucketing": lambda: runtime.bucketing_figure(article_bucketing().costs("article")),

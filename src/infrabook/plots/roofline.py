@@ -41,7 +41,7 @@ def roofline_plot(devices: Sequence[Device], workloads: Sequence[Workload]) -> F
     >>> from infrabook.roofline import article_workloads
     >>> fig = roofline_plot([device("rtx_pro_6000")], article_workloads())
     >>> len(fig.axes[0].lines)
-    11
+    12
     """
     if not devices:
         raise ValueError("roofline_plot needs at least one device, got none")
