@@ -143,6 +143,7 @@ notfound_urls_prefix = os.environ.get("INFRABOOK_URL_PREFIX", "/")
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 templates_path = ["_templates"]
+html_favicon = "_static/favicon.svg"  # without one, every page's request for /favicon.ico 404s
 html_css_files = ["infrabook-site.css"]
 html_js_files = [("infrabook-site.js", {"defer": "defer"})]
 # Without it the theme starts pages with an empty colour mode and logs a console error.

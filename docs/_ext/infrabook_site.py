@@ -9,6 +9,7 @@
 * Downloads: only the page's MyST source (``.md``), as the theme offers it. The executed
   ``.ipynb`` would show ``{glue:text}`` placeholders where the values belong and carry none
   of the glued figures, so it is not offered.
+* One viewport tag per page (Sphinx's layout, docutils and the theme each write one).
 * Published output: source maps of the themes' bundles (several MB, never fetched by a
   reader's browser) are removed from the HTML output once the build has finished.
 * Executed notebooks: when a page's outputs come from the execution cache, myst-nb merges
@@ -19,12 +20,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.search import languages
 from sphinx.search.zh import SearchChinese
-
 
 # The index holds jieba's words (with the book's terms, from jieba_dict.txt, kept whole);
 # a query must be cut into the same words, or 屋顶线 and 在线softmax match nothing. Each run
@@ -64,6 +65,17 @@ class SearchChineseFixed(SearchChinese):
     js_splitter_code = SPLIT_QUERY_JS
 
 
+_VIEWPORT = re.compile(r'<meta name="viewport"[^>]*>\s*')
+
+
+def _one_viewport(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: object
+) -> None:
+    """docutils writes a viewport tag into ``metatags``; the layout already has one."""
+    if "metatags" in context:
+        context["metatags"] = _VIEWPORT.sub("", context["metatags"])
+
+
 def _drop_source_maps(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
@@ -89,4 +101,5 @@ def setup(app: Sphinx) -> dict:
     languages["zh"] = f"{__name__}.SearchChineseFixed"
     _write_cached_outputs()
     app.connect("build-finished", _drop_source_maps)
+    app.connect("html-page-context", _one_viewport)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
