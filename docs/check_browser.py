@@ -270,14 +270,15 @@ class Checker:
     def definition(self, base: str, term: str) -> None:
         """A glossary term among the hits shows its definition under it."""
         self.page.goto(f"{base}search.html?q={quote(term)}", wait_until="load")
+        hit = "#search-results li:has(a[href*='#term-']) p.context"
         try:
-            self.page.wait_for_selector("#search-results li p.ib-definition", timeout=20000)
+            self.page.wait_for_selector(hit, timeout=20000)
         except Exception:
-            self.problems.append(f"search {term!r}: no glossary definition among the hits")
+            self.problems.append(f"search {term!r}: no glossary term among the hits")
             return
-        text = self.page.locator("#search-results li p.ib-definition").first.inner_text()
-        if len(text.strip()) < 2 * len(term):
-            self.problems.append(f"search {term!r}: the glossary hit shows {text!r}")
+        text = self.page.locator(hit).first.inner_text()
+        if " — " not in text or len(text.split(" — ", 1)[1].strip()) < 2 * len(term):
+            self.problems.append(f"search {term!r}: the glossary hit shows no definition: {text!r}")
 
     def not_found(self, base: str, root: Path) -> None:
         """The 404 page, served for a nested address, links only to pages that exist, and

@@ -44,12 +44,15 @@ var splitQuery = (query) => {
         out.push(run);
         continue;
       }
+      const words = [];
       for (let i = 0; i < run.length; ) {
         let j = run.length;
         while (j > i + 1 && !known(run.slice(i, j))) j -= 1;
-        if (j > i + 1) out.push(run.slice(i, j));
+        if (j > i + 1) words.push(run.slice(i, j));
         i = j;
       }
+      // nothing of it is indexed: kept whole, so the search says so instead of ignoring it
+      out.push(...(words.length ? words : [run]));
     }
   }
   return out;

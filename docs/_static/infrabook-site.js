@@ -1,7 +1,7 @@
 /* Site behaviour: a visible cue on tables, code and figures that scroll sideways; figures
    kept legible on phones and opened full size on a tap; the phone's contents panel closed
    after a pick; the language switch kept at the reader's section; search snippets taken
-   from the article's prose only, with a glossary term's definition. */
+   from the article's prose only, a glossary term's with its definition. */
 "use strict";
 
 (() => {
@@ -93,9 +93,19 @@
 
   // On a phone the page's contents open as a dialog over the page; once the reader has
   // picked an entry, it closes, so the section they asked for is what they see.
+  // (The theme gives focus back to its button when the dialog closes, which would scroll the
+  // page back; so the jump to the section comes after that.)
   document.addEventListener("click", (event) => {
     const link = event.target.closest("dialog[open] a[href^='#']");
-    if (link) link.closest("dialog").close();
+    if (!link) return;
+    event.preventDefault();
+    const dialog = link.closest("dialog");
+    dialog.addEventListener("close", () => setTimeout(() => {
+      const target = document.getElementById(decodeURIComponent(link.hash.slice(1)));
+      if (location.hash !== link.hash) location.hash = link.hash;
+      else if (target) target.scrollIntoView();
+    }), { once: true });
+    dialog.close();
   });
 
   // The language switch opens the same section of the other edition. Both editions have the
@@ -157,37 +167,14 @@
       dropped.forEach((q) => article.querySelectorAll(q).forEach((el) => el.remove()));
       // A formula's LaTeX source means nothing in a snippet: an ellipsis marks its place.
       article.querySelectorAll(".math").forEach((el) => el.replaceWith("…"));
-      const part = anchor ? article.querySelector(anchor) : null;
+      let part = anchor ? article.querySelector(anchor) : null;
+      // A glossary term's hit shows the term with its definition (the <dd> after its <dt>s).
+      if (part && part.tagName === "DT") {
+        let dd = part;
+        while (dd && dd.tagName === "DT") dd = dd.nextElementSibling;
+        return `${part.textContent} — ${dd ? dd.textContent : ""}`.replace(/\s+/g, " ").trim();
+      }
       return (part || article).textContent.replace(/\s+/g, " ").trim();
     };
-
-    // A glossary term is listed as an object with "term, in 术语表" after it and no snippet:
-    // its definition (the <dd> after its <dt>) is added under it.
-    const definition = async (href) => {
-      const url = new URL(href, location.href);
-      const doc = new DOMParser().parseFromString(
-        await (await fetch(url.pathname)).text(), "text/html");
-      let dt = doc.getElementById(decodeURIComponent(url.hash.slice(1)));
-      while (dt && dt.tagName === "DT") dt = dt.nextElementSibling;
-      if (!dt) return "";
-      dt.querySelectorAll(".math").forEach((el) => el.replaceWith("…"));
-      return dt.textContent.replace(/\s+/g, " ").trim();
-    };
-    const results = document.getElementById("search-results");
-    if (results) {
-      new MutationObserver(() => {
-        results.querySelectorAll("li:not([data-ib-term])").forEach(async (li) => {
-          li.dataset.ibTerm = "";
-          const a = li.querySelector('a[href*="#term-"]');
-          if (!a) return;
-          const text = await definition(a.getAttribute("href"));
-          if (!text) return;
-          const p = document.createElement("p");
-          p.className = "context ib-definition";
-          p.textContent = text.length > 180 ? `${text.slice(0, 180)}…` : text;
-          li.append(p);
-        });
-      }).observe(results, { childList: true, subtree: true });
-    }
   }
 })();
