@@ -370,7 +370,7 @@ def switcher(page: Page, here: str, there: str) -> list[str]:
     page.goto(here, wait_until="load")
     wanted = page.evaluate(
         f"(() => {{ const s = {sections}; const i = Math.min(3, s.length - 1);"
-        " s[i].scrollIntoView(); return i; })()"
+        " s[i].scrollIntoView({ behavior: 'instant' }); return i; })()"
     )
     page.wait_for_timeout(300)
     page.locator("a.lang-switch").first.click()
