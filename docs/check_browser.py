@@ -373,7 +373,10 @@ def switcher(page: Page, here: str, there: str) -> list[str]:
         " s[i].scrollIntoView({ behavior: 'instant' }); return i; })()"
     )
     page.wait_for_timeout(300)
-    page.locator("a.lang-switch").first.click()
+    # clicked where it is (sticky at the top), as a reader taps it: Playwright's own click
+    # would first scroll the page to the button's place in the flow
+    with page.expect_navigation():
+        page.evaluate("document.querySelector('a.lang-switch').click()")
     page.wait_for_load_state("load")
     page.wait_for_timeout(300)
     got = page.evaluate(

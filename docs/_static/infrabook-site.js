@@ -116,7 +116,11 @@
   function keepSectionOnSwitch() {
     document.querySelectorAll("a.lang-switch").forEach((a) => {
       a.addEventListener("click", () => {
-        const top = (document.querySelector(".bd-header")?.offsetHeight || 0) + 8;
+        // a section counts once its heading has reached the top, under the sticky header
+        // (the theme's scroll-padding-top, which a jump to a section leaves above it)
+        const padding = parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop);
+        const top = Math.max(document.querySelector(".bd-header")?.offsetHeight || 0,
+                             padding || 0) + 8;
         const all = sections();
         let current = -1;
         all.forEach((el, i) => {
