@@ -73,6 +73,14 @@ function show(section, result) {
   formError.textContent = general.join(" ");
 }
 
+// Tables wider than the calculator scroll sideways in .live-output; a keyboard reader must
+// be able to reach that scroll box, so it takes focus exactly while it overflows.
+function reachable(section) {
+  const output = section.querySelector(".live-output");
+  if (output.scrollWidth > output.clientWidth + 1) output.setAttribute("tabindex", "0");
+  else output.removeAttribute("tabindex");
+}
+
 function setup(section) {
   const name = section.dataset.calc;
   const form = section.querySelector(".live-form");
@@ -86,6 +94,7 @@ function setup(section) {
     const start = performance.now();
     const result = JSON.parse(module.run_json(name, JSON.stringify(values(form))));
     show(section, result);
+    reachable(section);
     section.dataset.updateMs = (performance.now() - start).toFixed(2);
     section.dataset.updates = String(Number(section.dataset.updates || 0) + 1);
   };
@@ -122,4 +131,8 @@ function setup(section) {
   });
 }
 
-for (const section of document.querySelectorAll(".live-calc")) setup(section);
+for (const section of document.querySelectorAll(".live-calc")) {
+  setup(section);
+  reachable(section);
+  window.addEventListener("resize", () => reachable(section));
+}
