@@ -133,6 +133,9 @@ function setup(section) {
 
 for (const section of document.querySelectorAll(".live-calc")) {
   setup(section);
-  reachable(section);
-  window.addEventListener("resize", () => reachable(section));
+  // widths settle once the fonts are in
+  for (const event of ["load", "resize"]) {
+    window.addEventListener(event, () => reachable(section));
+  }
+  document.fonts.ready.then(() => reachable(section));
 }
