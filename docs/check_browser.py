@@ -10,10 +10,13 @@ served for a nested address. Every request that leaves 127.0.0.1 (or the file sy
 blocked and reported: the site must not need a CDN.
 
 Then every page again at 390 px and 1280 px, in light and in dark mode (the reader's system
-setting, which the site follows; ``--modes`` picks some): the page never pans sideways; on
-desktop no code block needs sideways scrolling and no table is wider than its column unless
-it scrolls inside its own container with the scroll cue, and no figure is shrunk below its
-natural size (its text stays at 10 pt or more); every ``<img>`` has real alt text (not a
+setting, which the site follows; ``--modes`` picks some): the page never pans sideways; no
+link runs off the screen; no preformatted block (code, printed output) wraps its lines, and
+one wider than its box scrolls in it with the scroll cue; no typeset formula (answers
+opened) reaches outside its box or the column; no table is wider than its column unless
+it scrolls inside its own container with the scroll cue; on desktop no figure is shrunk
+below its natural size (its text stays at 10 pt or more), on a phone no figure label is
+under 11 CSS px as shown; every ``<img>`` has real alt text (not a
 file name) and every figure is an SVG whose labels are ``<text>``; no reader-facing English
 UI string from :data:`ENGLISH_UI`; in dark mode no figure or cell output sits on a light
 plate; and search for 融合 shows a prose snippet (not menu text, LaTeX source or ``glue(``
@@ -40,18 +43,37 @@ from playwright.sync_api import Page, sync_playwright
 # "en" is the English edition inside the Chinese site's folder: checked on its own run.
 SKIP_DIRS = {"_sources", "_static", "_images", "_downloads", "en"}
 # What each edition's search must find, and the term whose first snippet must be prose.
+# The Chinese queries are what readers typed in the 2026-12-01 review, terms of three or
+# more characters among them, with and without a space before a Latin word.
 SEARCHES = {
     "zh": {
         "融合": "chapters/02-fusion.html",
         "FlashAttention": "chapters/03-flashattention.html",
         "分桶": "chapters/05-2-bucketing.html",
+        "屋顶线": "chapters/02-fusion.html",
+        "回缩因子": "chapters/03-flashattention.html",
+        "执行利用率": "chapters/05-2-bucketing.html",
+        "工作集": "chapters/02-fusion.html",
+        "显存峰值": "chapters/03-flashattention.html",
+        "在线softmax": "chapters/03-flashattention.html",
+        "在线 softmax": "chapters/03-flashattention.html",
+        "逐形状特化": "chapters/05-2-bucketing.html",
+        "图重放": "chapters/05-1-graph-replay.html",
     },
     "en": {
         "fusion": "chapters/02-fusion.html",
         "FlashAttention": "chapters/03-flashattention.html",
         "bucketing": "chapters/05-2-bucketing.html",
+        "roofline": "chapters/02-fusion.html",
+        "rescale factor": "chapters/03-flashattention.html",
+        "executed utilisation": "chapters/05-2-bucketing.html",
+        "working set": "chapters/02-fusion.html",
+        "online softmax": "chapters/03-flashattention.html",
+        "graph replay": "chapters/05-1-graph-replay.html",
     },
 }
+# A glossary term found by search shows its definition, not only the term.
+GLOSSARY_SEARCH = {"zh": "屋顶线", "en": "roofline"}
 SNIPPET = {"zh": "融合", "en": "fusion"}
 # Theme and extension strings a reader could meet in English: shown text, tooltips, labels
 # and placeholders. Each must have been translated or overridden (conf.py, _templates/).
@@ -245,6 +267,19 @@ class Checker:
         if term not in text or bad:
             self.problems.append(f"search {term!r}: the snippet is not prose: {text[:120]!r}")
 
+    def definition(self, base: str, term: str) -> None:
+        """A glossary term among the hits shows its definition under it."""
+        self.page.goto(f"{base}search.html?q={quote(term)}", wait_until="load")
+        hit = "#search-results li:has(a[href*='#term-']) p.context"
+        try:
+            self.page.wait_for_selector(hit, timeout=20000)
+        except Exception:
+            self.problems.append(f"search {term!r}: no glossary term among the hits")
+            return
+        text = self.page.locator(hit).first.inner_text()
+        if " — " not in text or len(text.split(" — ", 1)[1].strip()) < 2 * len(term):
+            self.problems.append(f"search {term!r}: the glossary hit shows no definition: {text!r}")
+
     def not_found(self, base: str, root: Path) -> None:
         """The 404 page, served for a nested address, links only to pages that exist, and
         its body offers search."""
@@ -313,6 +348,9 @@ def layout(
                 page.wait_for_function(
                     "document.querySelectorAll('mjx-container').length > 0", timeout=15000
                 )
+                page.evaluate("MathJax.startup.promise.then(() => true)")
+            # site.js sizes the figures for the screen once it has read their SVG
+            page.wait_for_function("document.documentElement.dataset.ibFigures", timeout=15000)
             problems += [f"{mode} {name}: {p}" for p in page.evaluate(LAYOUT_JS, args)]
         context.close()
     return problems
@@ -329,6 +367,25 @@ def switcher(page: Page, here: str, there: str) -> list[str]:
     page.wait_for_load_state("load")
     if page.url != there:
         return [f"{here}: the language switcher opened {page.url}, not {there}"]
+    # From further down, it opens the same section there (the n-th section in both).
+    sections = "[...document.querySelectorAll('article.bd-article section[id]')]"
+    page.goto(here, wait_until="load")
+    wanted = page.evaluate(
+        f"(() => {{ const s = {sections}; const i = Math.min(3, s.length - 1);"
+        " s[i].scrollIntoView({ behavior: 'instant' }); return i; })()"
+    )
+    page.wait_for_timeout(300)
+    # clicked where it is (sticky at the top), as a reader taps it: Playwright's own click
+    # would first scroll the page to the button's place in the flow
+    with page.expect_navigation():
+        page.evaluate("document.querySelector('a.lang-switch').click()")
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(300)
+    got = page.evaluate(
+        f"{sections}.findIndex(e => e.id === decodeURIComponent(location.hash.slice(1)))"
+    )
+    if got != wanted:
+        return [f"{here}: from section {wanted}, the switcher opened {page.url} (section {got})"]
     return []
 
 
@@ -352,6 +409,7 @@ def run(root: Path, chromium: str, modes: list[str]) -> list[str]:
             for term, expected in searches.items():
                 over_http.search(base, term, expected)
             over_http.snippet(base, SNIPPET[edition])
+            over_http.definition(base, GLOSSARY_SEARCH[edition])
             over_http.not_found(base, root)
             over_http.toggle(base + "chapters/09-self-test.html")
             problems += over_http.problems

@@ -1,6 +1,6 @@
 // Layout and language checks for one page, run by check_browser.py in the page itself.
 // Returns a list of problems, each a sentence naming what is wrong and where.
-({ english, desktop, dark }) => {
+async ({ english, desktop, dark }) => {
   const out = [];
   const shown = (el) => el.getClientRects().length > 0;
   const short = (el) => (el.textContent || "").replace(/\s+/g, " ").trim().slice(0, 50);
@@ -13,14 +13,83 @@
   const article = document.querySelector("article.bd-article");
   if (article) {
     const column = article.getBoundingClientRect();
-    if (desktop) {
-      article.querySelectorAll("pre").forEach((pre) => {
-        if (shown(pre) && pre.scrollWidth > pre.clientWidth + 1) {
-          out.push(`code block needs sideways scrolling (${pre.scrollWidth} px in ` +
-                   `${pre.clientWidth} px): "${short(pre)}"`);
+    // Preformatted blocks (code, printed output) keep their lines: a wider one scrolls in
+    // its own box, with the scroll cue, and never wraps.
+    article.querySelectorAll("pre").forEach((pre) => {
+      if (!shown(pre)) return;
+      const style = getComputedStyle(pre);
+      if (!["pre", "nowrap"].includes(style.whiteSpace) && style.textWrapMode !== "nowrap") {
+        out.push(`preformatted block wraps its lines (white-space: ${style.whiteSpace}): ` +
+                 `"${short(pre)}"`);
+      }
+      if (pre.scrollWidth > pre.clientWidth + 1 &&
+          (style.overflowX !== "auto" || !pre.classList.contains("ib-overflows"))) {
+        out.push(`preformatted block wider than its box without scrolling and its cue ` +
+                 `(${pre.scrollWidth} px in ${pre.clientWidth} px): "${short(pre)}"`);
+      }
+    });
+
+    // Formulas: nothing of a typeset formula lies outside its own box or the column (a box
+    // that only scrolls counts as clipped: MathJax breaks lines instead). Answers folded in
+    // <details> are opened first, so their formulas are measured too.
+    article.querySelectorAll("details:not([open])").forEach((d) => { d.open = true; });
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    article.querySelectorAll("mjx-container").forEach((math) => {
+      if (!shown(math)) return;
+      const own = math.getBoundingClientRect();
+      let left = own.left;
+      let right = own.right;
+      math.querySelectorAll("mjx-math *").forEach((el) => {
+        for (const r of el.getClientRects()) {
+          if (r.width === 0) continue;
+          left = Math.min(left, r.left);
+          right = Math.max(right, r.right);
         }
       });
+      // the column's content box, or a display formula's own box
+      const pad = getComputedStyle(article);
+      const text = { left: column.left + parseFloat(pad.paddingLeft),
+                     right: column.right - parseFloat(pad.paddingRight) };
+      const box = math.closest("div.math, td, th");
+      const edge = box ? box.getBoundingClientRect() : text;
+      const display = math.getAttribute("display") === "true";
+      const cut = (display && math.scrollWidth > math.clientWidth + 1) ||
+        right > Math.min(edge.right, text.right) + 1 || left < Math.max(edge.left, text.left) - 1;
+      if (cut && !math.closest(".ib-scroll")) {
+        out.push(`formula clipped (${Math.round(left)}–${Math.round(right)} px in a box ` +
+                 `${Math.round(edge.left)}–${Math.round(edge.right)} px): ` +
+                 `"${(math.querySelector("mjx-assistive-mml") || math).textContent.slice(0, 50)}"`);
+      }
+    });
+  }
+
+  // Links (in the article, the previous/next area and the footer) lie within the screen,
+  // unless they are inside a box that scrolls sideways.
+  document.querySelectorAll(
+    "article.bd-article a[href], .prev-next-area a[href], footer a[href]").forEach((a) => {
+    if (!shown(a)) return;
+    for (let el = a; el; el = el.parentElement) {
+      if (["auto", "scroll"].includes(getComputedStyle(el).overflowX) &&
+          el !== document.documentElement && el !== document.body) return;
     }
+    // the link's box and everything drawn inside it (its text may overflow the box)
+    const range = document.createRange();
+    range.selectNodeContents(a);
+    let left = Infinity;
+    let right = -Infinity;
+    for (const r of [a.getBoundingClientRect(), ...range.getClientRects()]) {
+      if (r.width === 0) continue;
+      left = Math.min(left, r.left);
+      right = Math.max(right, r.right);
+    }
+    if (right > root.clientWidth + 1 || left < -1) {
+      out.push(`link runs off the screen (${Math.round(left)}–${Math.round(right)} px of ` +
+               `${root.clientWidth} px): "${short(a)}"`);
+    }
+  });
+
+  if (article) {
+    const column = article.getBoundingClientRect();
     article.querySelectorAll("table").forEach((table) => {
       if (!shown(table) || table.getBoundingClientRect().right <= column.right + 1) return;
       const box = table.closest(".ib-scroll");
@@ -63,6 +132,22 @@
     if (desktop && shown(img) && img.naturalWidth && img.clientWidth < 0.97 * img.naturalWidth) {
       out.push(`figure shrunk to ${Math.round(100 * img.clientWidth / img.naturalWidth)} % ` +
                `on desktop, its text below 10 pt: ${src}`);
+    }
+    // On a phone every label is at least 11 CSS px as shown: its font size in the SVG's
+    // own units, times the width shown over the viewBox's width.
+    if (!desktop && shown(img) && /\.svg$/i.test(src)) {
+      const svg = new DOMParser().parseFromString(
+        await (await fetch(img.src)).text(), "image/svg+xml").documentElement;
+      const scale = img.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      let smallest = Infinity;
+      svg.querySelectorAll("text").forEach((t) => {
+        const m = /font(?:-size)?:[^;]*?([\d.]+)px/.exec(t.getAttribute("style") || "");
+        if (m) smallest = Math.min(smallest, Number(m[1]) * scale);
+      });
+      if (smallest < 11 - 0.05) {
+        out.push(`figure label ${smallest.toFixed(1)} CSS px (under 11) at ` +
+                 `${root.clientWidth} px: ${src}`);
+      }
     }
   }
 

@@ -6,7 +6,10 @@ Playwright, which never downloads a browser) over every page with a calculator:
 * before the reader asks, nothing of Pyodide is requested and the static tables equal
   :func:`infrabook.live.run` on the defaults;
 * after "启用实时计算", changing an input gives exactly the tables ``run`` gives in Python
-  for that input, and a bad input shows ``run``'s own message beside its field;
+  for that input, and a bad input shows ``run``'s own message beside its field; while any
+  input is bad the last valid tables stay, dimmed and marked stale; two bad fields show two
+  messages; an error between fields (a call larger than every bucket) shows above the
+  tables; in the Chinese edition every message is Chinese;
 * no request leaves 127.0.0.1; opened from ``file://`` a calculator says so in one line
   and keeps its static tables.
 
@@ -150,6 +153,82 @@ def check_page(page: Page, url: str, timings: dict) -> list[str]:
                 f"{url} {name}: bad {bad_field.name}: shown {beside!r}, "
                 f"expected {expected.get('error')!r}"
             )
+        failures += _stale(page, section, f"{url} {name}", live.run(name, inputs))
+        # A second bad field: each shows its own message, the first one's stays.
+        second = next((f for f in calc.fields if _bad(f) and f is not bad_field), None)
+        bad_inputs = {**inputs, bad_field.name: _bad(bad_field)}
+        if second is not None:
+            before = _updates(page, section)
+            _set(page, section, second, _bad(second))  # type: ignore[arg-type]
+            _wait_update(page, section, before)
+            bad_inputs[second.name] = _bad(second)  # type: ignore[assignment]
+            expected = live.run(name, bad_inputs)
+            for err in expected["errors"]:
+                shown = page.inner_text(f"{section} .live-error[data-for='{err['field']}']")
+                if shown != err["error"]:
+                    failures.append(
+                        f"{url} {name}: with two bad fields, {err['field']} shows {shown!r}, "
+                        f"expected {err['error']!r}"
+                    )
+        failures += _in_language(f"{url} {name}", live.run(name, bad_inputs))
+        # Valid again: the tables follow and are no longer marked stale.
+        for field in (bad_field, second):
+            if field is not None:
+                before = _updates(page, section)
+                _set(page, section, field, inputs[field.name])
+                _wait_update(page, section, before)
+        if page.eval_on_selector(section, "s => s.dataset.stale") != "false":
+            failures.append(f"{url} {name}: still marked stale after the inputs are valid")
+        if name == "buckets":
+            failures += _between_fields(page, section, f"{url} {name}", inputs)
+    return failures
+
+
+def _stale(page: Page, section: str, where: str, last_valid: dict) -> list[str]:
+    """While an input is invalid the last valid tables stay, dimmed and marked stale."""
+    failures = []
+    if page.eval_on_selector(section, "s => s.dataset.stale") != "true":
+        failures.append(f"{where}: a bad input does not mark the tables stale")
+    opacity = page.eval_on_selector(
+        f"{section} .live-output", "o => Number(getComputedStyle(o).opacity)"
+    )
+    if opacity > 0.6:
+        failures.append(f"{where}: stale tables are not dimmed (opacity {opacity})")
+    if last_valid["ok"] and _tables(page, section) != _expected(last_valid):
+        failures.append(f"{where}: the stale tables are not the last valid inputs' tables")
+    return failures
+
+
+def _in_language(where: str, result: dict) -> list[str]:
+    """Each error message is in the edition's words: Chinese ones hold Chinese."""
+    if os.environ.get("INFRABOOK_LANG", "zh") == "en":
+        return []
+    return [
+        f"{where}: error message not in Chinese: {e['error']!r}"
+        for e in result.get("errors", [])
+        if not any("\u4e00" <= ch <= "\u9fff" for ch in e["error"])
+    ]
+
+
+def _between_fields(page: Page, section: str, where: str, inputs: dict) -> list[str]:
+    """An error that no single field has (a call larger than every bucket) is shown above
+    the tables, in the edition's language, as the package words it."""
+    calls = next(f for f in live.calculators()["buckets"].fields if f.name == "calls")
+    big = str(2 * max(int(b) for b in inputs.get("buckets", "2048").split(",")))
+    before = _updates(page, section)
+    _set(page, section, calls, big)
+    _wait_update(page, section, before)
+    expected = live.run("buckets", {**inputs, "calls": big})
+    shown = page.inner_text(f"{section} .live-form-error")
+    failures = _in_language(where, expected)
+    if expected["ok"] or expected["field"] is not None or shown != expected["error"]:
+        failures.append(
+            f"{where}: calls={big}: shown {shown!r}, expected {expected.get('error')!r}"
+        )
+    failures += _stale(page, section, where, live.run("buckets", inputs))
+    before = _updates(page, section)
+    _set(page, section, calls, inputs["calls"])
+    _wait_update(page, section, before)
     return failures
 
 

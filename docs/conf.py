@@ -126,12 +126,19 @@ copybutton_prompt_text = r"\$ |>>> |\.\.\. "
 copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = True
 
-# Math renders offline: MathJax is served from _static (see _static/mathjax/README.txt),
-# only the components the book uses, loaded by MathJax's own loader from beside startup.js.
-# assistive-mml gives screen readers each formula as MathML.
+# Math renders offline: MathJax 4 is served from _static (see _static/mathjax/README.txt),
+# only the components the book uses, loaded by MathJax's own loader from beside startup.js;
+# its font from _static/mathjax/fonts (MathJax would fetch it from a CDN otherwise).
+# assistive-mml gives screen readers each formula as MathML. A formula wider than its line
+# breaks across lines, inline and display alike, instead of being cut off on a phone.
+# (The name is mathjax3_config because myst-parser adds its classes to that one.)
 mathjax_path = "mathjax/startup.js"
 mathjax3_config = {
-    "loader": {"load": ["input/tex", "output/chtml", "a11y/assistive-mml"]},
+    "loader": {
+        "load": ["input/tex", "output/chtml", "a11y/assistive-mml"],
+        "paths": {"fonts": "[mathjax]/fonts"},
+    },
+    "output": {"displayOverflow": "linebreak", "linebreaks": {"inline": True}},
 }
 
 # Chinese search by words (jieba), with the book's terms kept whole.
@@ -152,6 +159,7 @@ notfound_urls_prefix = os.environ.get("INFRABOOK_URL_PREFIX", "/")
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 templates_path = ["_templates"]
+html_favicon = "_static/favicon.svg"  # without one, every page's request for /favicon.ico 404s
 html_css_files = ["infrabook-site.css"]
 html_js_files = [("infrabook-site.js", {"defer": "defer"})]
 # Without it the theme starts pages with an empty colour mode and logs a console error.

@@ -72,7 +72,7 @@ def test_defaults_are_the_articles_case(capsys):
         (["softmax", "--scores", "0,1", "--values", "1"], "same length"),
         (["softmax", "--scores", "a,b"], "expected comma-separated numbers"),
         (["launches", "--runs", "-1"], "runs must be a positive integer, got -1"),
-        (["buckets", "--rows", "4096"], "larger than the largest bucket (2048)"),
+        (["buckets", "--rows", "4096"], "超过了最大的桶（2048）"),
         (["buckets", "--buckets", ""], "expected comma-separated integers"),
         (["crossover", "--strategy", "a:1:5"], "at least two strategies"),
         (["crossover", "--strategy", "a:1:inf", "--strategy", "b:1:2"], "run_ms of 'a'"),

@@ -110,7 +110,7 @@ def test_recompute_is_section_6():
         ),
         ("softmax", "scores", ",".join(["1"] * 33), "分数 s_i（逗号分隔）：应为 1 到 32 项"),
         ("buckets", "util_bucketed", "0", "分桶：执行利用率：应为 0.01 到 1 之间的有限数，收到 0"),
-        ("buckets", "calls", "abc", "cannot read call 'abc'"),
+        ("buckets", "calls", "abc", "无法读取调用 'abc'"),
     ],
 )
 def test_bad_input_names_the_field(name, field, raw, message):
@@ -118,6 +118,21 @@ def test_bad_input_names_the_field(name, field, raw, message):
     assert not out["ok"]
     assert out["field"] == field
     assert message in out["error"]
+
+
+def test_every_bad_field_is_reported():
+    out = live.run("buckets", {"peak_tflops": "-1", "util_generic": "2", "calls": "256x"})
+    assert not out["ok"]
+    assert [e["field"] for e in out["errors"]] == ["calls", "peak_tflops", "util_generic"] or {
+        e["field"] for e in out["errors"]
+    } == {"calls", "peak_tflops", "util_generic"}
+    assert (out["field"], out["error"]) == (out["errors"][0]["field"], out["errors"][0]["error"])
+
+
+def test_errors_between_fields_are_the_packages_in_the_readers_language():
+    out = live.run("buckets", {"calls": "4096", "buckets": "512,2048"})
+    assert out["field"] is None
+    assert out["error"] == "一次 4096 行的调用超过了最大的桶（2048）：请加一个放得下它的桶"
 
 
 def test_unknown_calculator_and_field_are_errors():

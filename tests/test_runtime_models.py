@@ -62,7 +62,8 @@ def test_article_bucketing_rows_and_times():
         assert c.time_ms == pytest.approx(float(expected / 10**9), rel=1e-12)
 
 
-def test_bucket_rules():
+def test_bucket_rules(monkeypatch):
+    monkeypatch.setenv("INFRABOOK_LANG", "en")
     assert bucket_for(512, (512, 2048)) == 512
     assert bucket_for(513, (512, 2048)) == 2048
     with pytest.raises(ValueError, match="2049 rows is larger than the largest bucket"):
@@ -89,13 +90,22 @@ def test_mfu_range(mfu, ok):
     [
         ("", "cannot read call ''"),
         ("256x", "cannot read call '256x'"),
-        ("0x8", "rows must be a positive integer, got 0"),
-        ("256x-1", "count must be a positive integer, got -1"),
+        ("0x8", "call '0x8': rows and count must be positive integers"),
+        ("256x-1", "call '256x-1': rows and count must be positive integers"),
     ],
 )
-def test_bad_calls(text, message):
+def test_bad_calls(monkeypatch, text, message):
+    monkeypatch.setenv("INFRABOOK_LANG", "en")
     with pytest.raises(ValueError, match=message):
         parse_calls(text)
+
+
+def test_bucketing_errors_in_the_readers_language(monkeypatch):
+    monkeypatch.setenv("INFRABOOK_LANG", "zh")
+    with pytest.raises(ValueError, match="一次 1536 行的调用超过了最大的桶（512）"):
+        bucket_for(1536, (512,))
+    with pytest.raises(ValueError, match="无法读取调用 '256x'"):
+        parse_calls("256x")
 
 
 def test_group_time_rejects_bad_rates():

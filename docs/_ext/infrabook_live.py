@@ -26,6 +26,15 @@ from infrabook.labels import text
 
 ROOT = Path(__file__).resolve().parents[2]
 WHEEL_NAME = "infrabook-py3-none-any.whl"
+#: What live.js fetches on first use besides the wheel: Pyodide's runtime, vendored here.
+PYODIDE = ROOT / "docs" / "_static" / "pyodide"
+PYODIDE_FILES = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
 
 
 class live_calc(nodes.General, nodes.Element):
@@ -60,16 +69,25 @@ def _field_html(calc: str, f: live.Field) -> str:
     )
 
 
-def calculator_html(name: str) -> str:
-    """The calculator's static HTML: its form with the defaults, and their tables."""
+def download_mb(wheel: Path) -> str:
+    """What a reader's browser downloads on first use (Pyodide and the package's wheel),
+    in MB (10^6 bytes) with one decimal, from the files' sizes."""
+    files = [PYODIDE / name for name in PYODIDE_FILES] + [wheel]
+    return f"{sum(f.stat().st_size for f in files) / 1e6:.1f}"
+
+
+def calculator_html(name: str, mb: str) -> str:
+    """The calculator's static HTML: its form with the defaults, and their tables; ``mb``
+    is :func:`download_mb`, said on the button and in the loading message."""
     calc = live.calculators()[name]
     result = live.run(name, {})
     if not result["ok"]:
         raise ValueError(f"live calculator {name!r} fails on its defaults: {result['error']}")
     messages = {
         f"data-msg-{key}": text(f"live.ui.{key}")
-        for key in ("loading", "ready", "file", "unsupported", "failed")
+        for key in ("ready", "file", "unsupported", "failed", "stale")
     }
+    messages["data-msg-loading"] = text("live.ui.loading", mb=mb)
     attrs = " ".join(f'{k}="{html.escape(v)}"' for k, v in messages.items())
     fields = "".join(_field_html(name, f) for f in calc.fields)
     return (
@@ -77,7 +95,7 @@ def calculator_html(name: str) -> str:
         f'<p class="live-title">{html.escape(calc.title)}</p>'
         f'<form class="live-form" novalidate>{fields}</form>'
         f'<div class="live-bar"><button type="button" class="live-enable">'
-        f"{html.escape(text('live.ui.enable'))}</button>"
+        f"{html.escape(text('live.ui.enable', mb=mb))}</button>"
         f'<p class="live-status" role="status">{html.escape(text("live.ui.static"))}</p></div>'
         f'<p class="live-form-error" role="alert"></p>'
         f'<div class="live-output" aria-live="polite">{result["html"]}</div>'
@@ -97,7 +115,8 @@ class LiveCalcDirective(SphinxDirective):
                 f"no live calculator {name!r}; expected one of {', '.join(live.calculators())}"
             )
         marker = live_calc()
-        marker += nodes.raw("", calculator_html(name), format="html")
+        wheel = _wheel(self.env.doctreedir)
+        marker += nodes.raw("", calculator_html(name, download_mb(wheel)), format="html")
         return [marker]
 
 
@@ -118,10 +137,20 @@ def _add_script(
         app.add_css_file("live/live.css")
 
 
-def _build_wheel(app: Sphinx, exception: Exception | None) -> None:
-    """The package's wheel, built from this tree and shipped beside the page script."""
-    if exception is not None or app.builder.format != "html":
-        return
+_BUILT: set[Path] = set()
+
+
+def _wheel(doctreedir: str | Path) -> Path:
+    """The package's wheel, built from this tree once per build (beside the doctrees), so
+    that its size is known when the pages are written."""
+    target = Path(doctreedir) / "live" / WHEEL_NAME
+    if target not in _BUILT:
+        _make_wheel(target)
+        _BUILT.add(target)
+    return target
+
+
+def _make_wheel(target: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
             [
@@ -140,14 +169,22 @@ def _build_wheel(app: Sphinx, exception: Exception | None) -> None:
             check=True,
         )
         (wheel,) = Path(tmp).glob("infrabook-*.whl")
-        target = Path(app.outdir) / "_static" / "live" / WHEEL_NAME
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(wheel, target)
+
+
+def _ship_wheel(app: Sphinx, exception: Exception | None) -> None:
+    """The wheel the pages were written with, shipped beside the page script."""
+    if exception is not None or app.builder.format != "html":
+        return
+    target = Path(app.outdir) / "_static" / "live" / WHEEL_NAME
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_wheel(app.doctreedir), target)
 
 
 def setup(app: Sphinx) -> dict:
     app.add_node(live_calc, html=(_visit, _depart))
     app.add_directive("live-calc", LiveCalcDirective)
     app.connect("html-page-context", _add_script)
-    app.connect("build-finished", _build_wheel)
+    app.connect("build-finished", _ship_wheel)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -3,10 +3,13 @@
 * Chinese search: Sphinx 9.0's Chinese search language ships the English stemmer but names
   it ``ChineseStemmer`` in ``language_data.js``, which throws in the browser and breaks the
   search page. We register a subclass whose stemmer name matches the code it ships, and
-  load a user dictionary so jieba keeps the book's terms (分桶, 图重放, ...) whole.
+  load a user dictionary so jieba keeps the book's terms (分桶, 图重放, ...) whole. The
+  query is cut the way the index was: Sphinx's query splitter keeps 屋顶线 or 在线softmax as
+  one word, which no index entry equals.
 * Downloads: only the page's MyST source (``.md``), as the theme offers it. The executed
   ``.ipynb`` would show ``{glue:text}`` placeholders where the values belong and carry none
   of the glued figures, so it is not offered.
+* One viewport tag per page (Sphinx's layout, docutils and the theme each write one).
 * Published output: source maps of the themes' bundles (several MB, never fetched by a
   reader's browser) are removed from the HTML output once the build has finished.
 * Executed notebooks: when a page's outputs come from the execution cache, myst-nb merges
@@ -17,17 +20,63 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.search import languages
 from sphinx.search.zh import SearchChinese
 
+# The index holds jieba's words (with the book's terms, from jieba_dict.txt, kept whole);
+# a query must be cut into the same words, or 屋顶线 and 在线softmax match nothing. Each run
+# of Han characters is cut by longest match against the index's own words (one character
+# alone is never indexed: Sphinx's Chinese word filter drops it); Latin runs stay whole.
+SPLIT_QUERY_JS = r"""
+var splitQuery = (query) => {
+  const index = typeof Search !== "undefined" ? Search._index : null;
+  const known = (word) =>
+    index !== null &&
+    (Object.hasOwn(index.terms, word) || Object.hasOwn(index.titleterms, word));
+  const out = [];
+  for (const token of query.split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu)) {
+    for (const run of token.match(/\p{Script=Han}+|[^\p{Script=Han}]+/gu) || []) {
+      if (!/\p{Script=Han}/u.test(run) || index === null || known(run)) {
+        out.push(run);
+        continue;
+      }
+      const words = [];
+      for (let i = 0; i < run.length; ) {
+        let j = run.length;
+        while (j > i + 1 && !known(run.slice(i, j))) j -= 1;
+        if (j > i + 1) words.push(run.slice(i, j));
+        i = j;
+      }
+      // nothing of it is indexed: kept whole, so the search says so instead of ignoring it
+      out.push(...(words.length ? words : [run]));
+    }
+  }
+  return out;
+};
+"""
+
 
 class SearchChineseFixed(SearchChinese):
-    """Chinese search whose JS stemmer name matches the English stemmer it ships."""
+    """Chinese search whose JS stemmer name matches the English stemmer it ships, and whose
+    query is cut into the index's words (:data:`SPLIT_QUERY_JS`)."""
 
     language_name = "English"
+    js_splitter_code = SPLIT_QUERY_JS
+
+
+_VIEWPORT = re.compile(r'<meta name="viewport"[^>]*>\s*')
+
+
+def _one_viewport(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: object
+) -> None:
+    """docutils writes a viewport tag into ``metatags``; the layout already has one."""
+    if "metatags" in context:
+        context["metatags"] = _VIEWPORT.sub("", context["metatags"])
 
 
 def _drop_source_maps(app: Sphinx, exception: Exception | None) -> None:
@@ -55,4 +104,5 @@ def setup(app: Sphinx) -> dict:
     languages["zh"] = f"{__name__}.SearchChineseFixed"
     _write_cached_outputs()
     app.connect("build-finished", _drop_source_maps)
+    app.connect("html-page-context", _one_viewport)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

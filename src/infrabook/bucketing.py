@@ -21,7 +21,7 @@ from typing import Any
 from infrabook import config
 from infrabook.checks import check_finite, check_fraction, check_positive_int
 from infrabook.crossover import Line
-from infrabook.labels import group
+from infrabook.labels import group, text
 
 Calls = tuple[tuple[int, int], ...]  # (rows, number of calls)
 
@@ -33,7 +33,7 @@ def check_calls(calls: Sequence[Sequence[int]]) -> Calls:
     ((256, 8), (1536, 1))
     """
     if len(calls) == 0:
-        raise ValueError("calls must not be empty: expected (rows, count) pairs")
+        raise ValueError(text("bucketing.error.no_calls"))
     out = []
     for pair in calls:
         if len(pair) != 2:
@@ -49,10 +49,10 @@ def check_buckets(buckets: Sequence[int]) -> tuple[int, ...]:
     (512, 2048)
     """
     if len(buckets) == 0:
-        raise ValueError("buckets must not be empty")
+        raise ValueError(text("bucketing.error.no_buckets"))
     out = sorted(check_positive_int("bucket", b) for b in buckets)
     if len(set(out)) != len(out):
-        raise ValueError(f"buckets must be distinct, got {list(buckets)!r}")
+        raise ValueError(text("bucketing.error.same_bucket", buckets=list(buckets)))
     return tuple(out)
 
 
@@ -66,10 +66,7 @@ def bucket_for(rows: int, buckets: Sequence[int]) -> int:
     sizes = check_buckets(buckets)
     i = bisect.bisect_left(sizes, rows)
     if i == len(sizes):
-        raise ValueError(
-            f"a call of {rows} rows is larger than the largest bucket ({sizes[-1]}): "
-            "add a bucket that holds it"
-        )
+        raise ValueError(text("bucketing.error.too_large", rows=rows, largest=sizes[-1]))
     return sizes[i]
 
 
@@ -391,11 +388,12 @@ def parse_calls(text: str) -> Calls:
         item = item.strip()
         rows, sep, count = item.partition("x")
         try:
-            pairs.append((int(rows), int(count) if sep else 1))
+            pair = (int(rows), int(count) if sep else 1)
         except ValueError:
-            raise ValueError(
-                f"cannot read call {item!r}: expected ROWS or ROWSxCOUNT, e.g. 256x8"
-            ) from None
+            raise ValueError(text("bucketing.error.call", item=repr(item))) from None
+        if min(pair) < 1:
+            raise ValueError(text("bucketing.error.call_positive", item=repr(item)))
+        pairs.append(pair)
     return check_calls(pairs)
 
 

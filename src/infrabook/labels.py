@@ -674,6 +674,29 @@ _LABELS: dict[str, tuple[str, str]] = {
         "{peak:g} TFLOP/s peak)",
     ),
     #
+    # The errors bucketing.py raises reach a reader through the live calculators.
+    "bucketing.error.no_calls": (
+        "调用列表为空：应为（行数, 次数）对",
+        "calls must not be empty: expected (rows, count) pairs",
+    ),
+    "bucketing.error.call": (
+        "无法读取调用 {item}：应为 ROWS 或 ROWSxCOUNT，例如 256x8",
+        "cannot read call {item}: expected ROWS or ROWSxCOUNT, e.g. 256x8",
+    ),
+    "bucketing.error.call_positive": (
+        "调用 {item} 的行数和次数都应为正整数",
+        "call {item}: rows and count must be positive integers",
+    ),
+    "bucketing.error.no_buckets": ("桶的列表为空", "buckets must not be empty"),
+    "bucketing.error.same_bucket": (
+        "桶的大小不能重复，收到 {buckets}",
+        "buckets must be distinct, got {buckets}",
+    ),
+    "bucketing.error.too_large": (
+        "一次 {rows} 行的调用超过了最大的桶（{largest}）：请加一个放得下它的桶",
+        "a call of {rows} rows is larger than the largest bucket ({largest}): "
+        "add a bucket that holds it",
+    ),
     # ---- end of calculators -------------------------------------------------------------
     #
     # ---- live calculators (live.py, docs/_ext/infrabook_live.py) ------------------------
@@ -790,10 +813,19 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live.row.flash_kv": ("其中 K、V 的读取", "of which K and V reads"),
     "live.note.softmax_result": ("结果 u/ℓ = {value}", "result u/ℓ = {value}"),
     "live.cell.never": ("不相交（平行）", "never (parallel)"),
-    "live.ui.enable": ("启用实时计算", "Turn on live calculation"),
+    "live.ui.enable": (
+        "启用实时计算（首次下载 {mb} MB）",
+        "Turn on live calculation ({mb} MB download the first time)",
+    ),
     "live.ui.loading": (
-        "正在载入浏览器里的 Python（首次需要几秒）…",
-        "Loading Python in your browser (a few seconds the first time)…",
+        "正在下载并载入浏览器里的 Python（首次 {mb} MB，需要几秒；之后取自缓存）…",
+        "Downloading and starting Python in your browser ({mb} MB the first time, a few "
+        "seconds; cached afterwards)…",
+    ),
+    "live.ui.stale": (
+        "输入有误，下表仍是上一次有效输入的结果；改正标红的输入后即更新。",
+        "An input is invalid: the tables below are for the last valid inputs and update "
+        "once the fields marked in red are corrected.",
     ),
     "live.ui.ready": (
         "实时计算已启用：修改输入，结果随之更新。",

@@ -478,14 +478,18 @@ def calculators() -> dict[str, Calculator]:
 def run(name: str, raw: Mapping[str, str]) -> dict[str, Any]:
     """Compute calculator ``name`` on the reader's raw inputs (missing ones take defaults).
 
-    Returns ``{"ok": True, "tables": [...], "html": ...}``, or ``{"ok": False, "field": ...,
-    "error": ...}`` with the package's own message for the first bad input.
+    Returns ``{"ok": True, "tables": [...], "html": ...}``, or ``{"ok": False, "errors":
+    [{"field": ..., "error": ...}, ...], "field": ..., "error": ...}``: every bad field with the
+    package's own message (``field`` and ``error`` repeat the first), or, when each field is
+    valid but together they are not, one error whose ``field`` is ``None``.
 
     >>> out = run("crossover", {})
     >>> [row[1] for row in out["tables"][0]["rows"]]
     ['65.2', '78.4', '89.3']
     >>> run("softmax", {"values": "1"})["error"]
     '值的个数（1）与分数的个数（2）不同'
+    >>> [e["field"] for e in run("fusion", {"rows": "-5", "cols": "x"})["errors"]]
+    ['rows', 'cols']
     """
     calcs = calculators()
     if name not in calcs:
@@ -494,13 +498,23 @@ def run(name: str, raw: Mapping[str, str]) -> dict[str, Any]:
     unknown = set(raw) - {f.name for f in calc.fields}
     if unknown:
         raise ValueError(f"calculator {name!r} has no field(s) {', '.join(sorted(unknown))}")
-    try:
-        values = {f.name: f.parse(raw.get(f.name, f.default)) for f in calc.fields}
-        tables = calc.compute(values)
-    except FieldError as err:
-        return {"ok": False, "field": err.field, "error": str(err)}
-    except ValueError as err:
-        return {"ok": False, "field": None, "error": str(err)}
+    values: dict[str, Any] = {}
+    errors: list[FieldError] = []
+    for f in calc.fields:
+        try:
+            values[f.name] = f.parse(raw.get(f.name, f.default))
+        except FieldError as err:
+            errors.append(err)
+    if not errors:
+        try:
+            tables = calc.compute(values)
+        except FieldError as err:
+            errors.append(err)
+        except ValueError as err:
+            errors.append(FieldError("", str(err)))
+    if errors:
+        listed = [{"field": e.field or None, "error": str(e)} for e in errors]
+        return {"ok": False, "errors": listed, **listed[0]}
     return {
         "ok": True,
         "tables": [

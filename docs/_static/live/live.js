@@ -4,8 +4,9 @@
 // Nothing loads until the reader asks (the button, or editing an input). Then Pyodide comes
 // from this site's _static/pyodide/, the package's wheel from _static/live/, and every change
 // of an input calls infrabook.live.run_json with the form's values. Errors are the package's
-// own messages, shown beside the field they name. Timings are kept on the element
-// (data-first-ms, data-update-ms) for the site's browser check and its benchmark.
+// own messages, every one of them, each beside the field it names; while any input is invalid
+// the last valid tables stay, dimmed and marked stale (data-stale). Timings are kept on the
+// element (data-first-ms, data-update-ms) for the site's browser check and its benchmark.
 
 const here = new URL(".", import.meta.url);
 const pyodideBase = new URL("../pyodide/", here);
@@ -39,24 +40,45 @@ function values(form) {
   return out;
 }
 
+// A valid result replaces the tables; an invalid one leaves the last valid tables in place
+// but marks them stale (dimmed, with a note), and shows every message: each beside its field,
+// one that concerns the fields together above the tables.
 function show(section, result) {
   const form = section.querySelector(".live-form");
+  const status = section.querySelector(".live-status");
+  const formError = section.querySelector(".live-form-error");
   for (const span of section.querySelectorAll(".live-error")) span.textContent = "";
   for (const el of form.elements) el.removeAttribute("aria-invalid");
-  section.querySelector(".live-form-error").textContent = "";
+  formError.textContent = "";
   if (result.ok) {
     section.querySelector(".live-output").innerHTML = result.html;
     section.dataset.error = "";
+    section.dataset.stale = "false";
+    status.textContent = section.dataset.msgReady;
     return;
   }
   section.dataset.error = result.error;
-  const field = result.field && form.elements.namedItem(result.field);
-  if (field) {
-    field.setAttribute("aria-invalid", "true");
-    section.querySelector(`.live-error[data-for="${result.field}"]`).textContent = result.error;
-  } else {
-    section.querySelector(".live-form-error").textContent = result.error;
+  section.dataset.stale = "true";
+  status.textContent = section.dataset.msgStale;
+  const general = [];
+  for (const { field, error } of result.errors) {
+    const el = field && form.elements.namedItem(field);
+    if (el) {
+      el.setAttribute("aria-invalid", "true");
+      section.querySelector(`.live-error[data-for="${field}"]`).textContent = error;
+    } else {
+      general.push(error);
+    }
   }
+  formError.textContent = general.join(" ");
+}
+
+// Tables wider than the calculator scroll sideways in .live-output; a keyboard reader must
+// be able to reach that scroll box, so it takes focus exactly while it overflows.
+function reachable(section) {
+  const output = section.querySelector(".live-output");
+  if (output.scrollWidth > output.clientWidth + 1) output.setAttribute("tabindex", "0");
+  else output.removeAttribute("tabindex");
 }
 
 function setup(section) {
@@ -72,6 +94,7 @@ function setup(section) {
     const start = performance.now();
     const result = JSON.parse(module.run_json(name, JSON.stringify(values(form))));
     show(section, result);
+    reachable(section);
     section.dataset.updateMs = (performance.now() - start).toFixed(2);
     section.dataset.updates = String(Number(section.dataset.updates || 0) + 1);
   };
@@ -90,10 +113,9 @@ function setup(section) {
       button.disabled = false;
       return;
     }
+    section.dataset.state = "ready";
     compute();
     section.dataset.firstMs = (performance.now() - start).toFixed(0);
-    section.dataset.state = "ready";
-    status.textContent = section.dataset.msgReady;
     button.hidden = true;
   };
 
@@ -109,4 +131,11 @@ function setup(section) {
   });
 }
 
-for (const section of document.querySelectorAll(".live-calc")) setup(section);
+for (const section of document.querySelectorAll(".live-calc")) {
+  setup(section);
+  // widths settle once the fonts are in
+  for (const event of ["load", "resize"]) {
+    window.addEventListener(event, () => reachable(section));
+  }
+  document.fonts.ready.then(() => reachable(section));
+}
