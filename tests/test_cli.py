@@ -114,7 +114,8 @@ _LATIN_OK = {
     "MiB", "GiB", "TFLOP", "ms", "MFU", "FlashAttention", "CUDA", "Graph", "softmax", "kernel",
     "silu", "mul", "mfu", "generic", "bucketed", "specialised", "BF16", "QKV", "ln2", "μs",
     "vs",  # the article's own section 6 writes "分开 72 MiB vs 全融合 60 MiB"
-    "NVIDIA", "B200", "HGX", "DRAM", "L2", "PaLM",  # names of devices, memories and papers
+    "TB",  # TB/s
+    "NVIDIA", "B200", "HGX", "RTX", "PRO", "Blackwell", "DRAM", "L2", "PaLM",  # proper names
 }  # fmt: skip
 
 
