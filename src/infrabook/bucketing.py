@@ -18,10 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from infrabook import config
+from infrabook import config, labels
 from infrabook.checks import check_finite, check_fraction, check_positive_int
 from infrabook.crossover import Line
-from infrabook.labels import group, text
 
 Calls = tuple[tuple[int, int], ...]  # (rows, number of calls)
 
@@ -33,7 +32,7 @@ def check_calls(calls: Sequence[Sequence[int]]) -> Calls:
     ((256, 8), (1536, 1))
     """
     if len(calls) == 0:
-        raise ValueError(text("bucketing.error.no_calls"))
+        raise ValueError(labels.text("bucketing.error.no_calls"))
     out = []
     for pair in calls:
         if len(pair) != 2:
@@ -49,10 +48,10 @@ def check_buckets(buckets: Sequence[int]) -> tuple[int, ...]:
     (512, 2048)
     """
     if len(buckets) == 0:
-        raise ValueError(text("bucketing.error.no_buckets"))
+        raise ValueError(labels.text("bucketing.error.no_buckets"))
     out = sorted(check_positive_int("bucket", b) for b in buckets)
     if len(set(out)) != len(out):
-        raise ValueError(text("bucketing.error.same_bucket", buckets=list(buckets)))
+        raise ValueError(labels.text("bucketing.error.same_bucket", buckets=list(buckets)))
     return tuple(out)
 
 
@@ -66,7 +65,7 @@ def bucket_for(rows: int, buckets: Sequence[int]) -> int:
     sizes = check_buckets(buckets)
     i = bisect.bisect_left(sizes, rows)
     if i == len(sizes):
-        raise ValueError(text("bucketing.error.too_large", rows=rows, largest=sizes[-1]))
+        raise ValueError(labels.text("bucketing.error.too_large", rows=rows, largest=sizes[-1]))
     return sizes[i]
 
 
@@ -151,7 +150,7 @@ class Strategy:
         >>> Strategy("bucketed", True, 0.4, 400.0).label, Strategy("tuned", True, 0.3, 1.0).label
         ('分桶', 'tuned')
         """
-        return group("strategy").get(self.name, self.name)
+        return labels.group("strategy").get(self.name, self.name)
 
 
 @dataclass(frozen=True)
@@ -390,9 +389,9 @@ def parse_calls(text: str) -> Calls:
         try:
             pair = (int(rows), int(count) if sep else 1)
         except ValueError:
-            raise ValueError(text("bucketing.error.call", item=repr(item))) from None
+            raise ValueError(labels.text("bucketing.error.call", item=repr(item))) from None
         if min(pair) < 1:
-            raise ValueError(text("bucketing.error.call_positive", item=repr(item)))
+            raise ValueError(labels.text("bucketing.error.call_positive", item=repr(item)))
         pairs.append(pair)
     return check_calls(pairs)
 
