@@ -93,6 +93,18 @@ def markdown_text(value: object) -> str:
     return _PUNCTUATION.sub(r"\\\1", " ".join(str(value).splitlines()))
 
 
+def cited(value: object) -> Markup:
+    r"""The title of a work (a datasheet, a paper) as a page cites it: in italics, its own text
+    literal (:func:`markdown_text`), so a source from ``conf/`` cannot bring markup with it.
+
+    >>> cited("NVIDIA H200 datasheet (HBM3e)")
+    '*NVIDIA H200 datasheet \\(HBM3e\\)*'
+    >>> cited("a *b*")
+    '*a \\*b\\**'
+    """
+    return Markup(f"*{markdown_text(value)}*")
+
+
 def markdown_table(
     header: Sequence[object], rows: Sequence[Sequence[object]], align: str | None = None
 ) -> str:
