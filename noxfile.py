@@ -130,8 +130,15 @@ def pdf(session: nox.Session) -> None:
     Pass ``-- zh`` or ``-- en`` for one edition. ``INFRABOOK_CHROMIUM`` names another
     Chromium or Chrome, or ``playwright`` for Playwright's own (downloaded).
     """
+    # kernels too: docs/conf.py checks the benchmark records at start-up, and the record
+    # reader belongs to infrabook.bench, which imports torch
     session.install(
-        *CONSTRAINTS, "-e", ".[docs]", "playwright>=1.40", "pypdf>=5.0", "fonttools>=4.50"
+        *CONSTRAINTS,
+        "-e",
+        ".[kernels,docs]",
+        "playwright>=1.40",
+        "pypdf>=5.0",
+        "fonttools>=4.50",
     )
     if os.environ.get("INFRABOOK_CHROMIUM") == "playwright":
         # where no Chromium can be installed (Read the Docs: Ubuntu's is a snap)
