@@ -42,6 +42,8 @@ from playwright.sync_api import sync_playwright
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import BooleanObject, DictionaryObject, Fit, NameObject, TextStringObject
 
+from infrabook import labels
+
 HERE = Path(__file__).resolve().parent
 DOCS = HERE.parent
 ROOT = DOCS.parent
@@ -54,53 +56,6 @@ CJK_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 # leave room for the running head and the page number drawn in afterwards.
 PAGE = {"width": "176mm", "height": "250mm"}
 MARGIN = {"top": "20mm", "bottom": "20mm", "left": "17mm", "right": "17mm"}
-
-# The book's own words, per edition (as infrabook_i18n keeps the site's per-edition words).
-WORDS = {
-    "zh": {
-        "subtitle": "为什么 kernel 会变快",
-        "edition_label": "版本",
-        "edition": "中文版",
-        "version_label": "修订",
-        "date_label": "构建日期",
-        "site_label": "网站",
-        "blurb": "融合、FlashAttention、编译器与运行时。书中每个数字、表格和图都由 infrabook "
-        "包在构建时算出；本 PDF 与网站出自同一次构建。",
-        "contents": "目录",
-        "introduction": "导读",
-        "figure": "图",
-        "table": "表",
-        "number_sep": "　",
-        "live_inputs": "输入：",
-        "live_note": "这是一个实时计算器：上表是按这些默认输入在构建时算出的；在网站上可以改输入、"
-        "即时重算：",
-        "yes": "是",
-        "no": "否",
-        "author": "infrabook 作者们",
-    },
-    "en": {
-        "subtitle": "Why kernels get faster",
-        "edition_label": "Edition",
-        "edition": "English",
-        "version_label": "Version",
-        "date_label": "Built",
-        "site_label": "Website",
-        "blurb": "Fusion, FlashAttention, compilers and the runtime. Every number, table and "
-        "figure in this book is computed by the infrabook package when the book is built; this "
-        "PDF and the website come from the same build.",
-        "contents": "Contents",
-        "introduction": "Introduction",
-        "figure": "Figure",
-        "table": "Table",
-        "number_sep": ". ",
-        "live_inputs": "Inputs: ",
-        "live_note": "This is a live calculator: the table above was computed at build time for "
-        "these default inputs; on the website you can change them and it recomputes: ",
-        "yes": "yes",
-        "no": "no",
-        "author": "the infrabook authors",
-    },
-}
 
 
 def version() -> str:
@@ -162,7 +117,9 @@ def print_book(index: Path, edition: str, site: str, raw: Path) -> list[dict]:
     """Chromium prints the page as a book; returns the headings of the outline."""
     book = {
         "lang": edition,
-        "words": WORDS[edition],
+        # the book's words for the PDF, in this edition's language (labels.py: pdf.*)
+        "words": labels.group("pdf", edition)
+        | {"yes": labels.text("word.yes", edition), "no": labels.text("word.no", edition)},
         "version": version(),
         "date": build_date(),
         "site": site,
@@ -315,7 +272,7 @@ def finish(raw: Path, headings: list[dict], edition: str, local_root: str, site:
             if action is not None and "/URI" in action:
                 uri = str(action["/URI"])
                 action[NameObject("/URI")] = TextStringObject(site_uri(uri, local_root, site))
-    words = WORDS[edition]
+    words = labels.group("pdf", edition)
     writer.add_metadata(
         {
             "/Title": f"infrabook · {words['subtitle']}",
@@ -349,7 +306,7 @@ def _font_cmap() -> dict[int, str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("edition", choices=sorted(WORDS))
+    parser.add_argument("edition", choices=labels.LANGUAGES)
     parser.add_argument("language")
     parser.add_argument("html", type=Path)
     parser.add_argument("doctrees", type=Path)

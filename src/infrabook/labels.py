@@ -865,6 +865,34 @@ _LABELS: dict[str, tuple[str, str]] = {
         "article's method); from unrounded times they are {unrounded}.",
     ),
     # ---- end of live calculators ---------------------------------------------------------
+    # ---- the PDF editions (docs/pdf/build.py) ---------------------------------------------
+    "pdf.subtitle": ("为什么 kernel 会变快", "Why kernels get faster"),
+    "pdf.edition_label": ("版本", "Edition"),
+    "pdf.edition": ("中文版", "English"),
+    "pdf.version_label": ("修订", "Version"),
+    "pdf.date_label": ("构建日期", "Built"),
+    "pdf.site_label": ("网站", "Website"),
+    "pdf.blurb": (
+        "融合、FlashAttention、编译器与运行时。书中每个数字、表格和图都由 infrabook "
+        "包在构建时算出；本 PDF 与网站出自同一次构建。",
+        "Fusion, FlashAttention, compilers and the runtime. Every number, table and figure in "
+        "this book is computed by the infrabook package when the book is built; this PDF and the "
+        "website come from the same build.",
+    ),
+    "pdf.contents": ("目录", "Contents"),
+    "pdf.introduction": ("导读", "Introduction"),
+    "pdf.figure": ("图", "Figure"),
+    "pdf.table": ("表", "Table"),
+    "pdf.number_sep": ("\u3000", ". "),
+    "pdf.live_inputs": ("输入：", "Inputs: "),
+    "pdf.live_note": (
+        "这是一个实时计算器：上表是按这些默认输入在构建时算出的；在网站上可以改输入、即时重算：",
+        "This is a live calculator: the table above was computed at build time for these default "
+        "inputs; on the website you can change them and it recomputes: ",
+    ),
+    "pdf.author": ("infrabook 作者们", "the infrabook authors"),
+    "ui.pdf_download": ("下载本书 PDF（中文版）", "Download this book as a PDF (English edition)"),
+    # ---- end of the PDF editions ---------------------------------------------------------
     # ---- the site's templates and scripts (docs/_templates, docs/_ext) --------------------
     "ui.colour": ("配色", "Colour scheme"),
     "ui.light": ("亮色", "Light"),
