@@ -95,7 +95,7 @@ def browser(session: nox.Session) -> None:
 
     Needs Debian's chromium (``apt-get install chromium``); Playwright drives it and never
     downloads a browser of its own; axe-playwright-python ships axe-core. Run ``nox -s docs``
-    first.
+    and ``nox -s pdf`` first (every page links the PDFs, and the check follows the links).
     """
     session.install("playwright>=1.40", "axe-playwright-python>=0.1.8")
     # check_live compares the page's tables with infrabook.live, which needs no dependency.
