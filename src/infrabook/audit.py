@@ -28,7 +28,7 @@ from infrabook.bucketing import (
     cost_lines,
     shown_ms,
 )
-from infrabook.crossover import pairwise
+from infrabook.crossover import Crossing, pairwise
 from infrabook.dataflow import Accounting, Graph, account, fully_fused, unfused
 from infrabook.ffn_chain import FUSE_FIRST_TWO, activation_chain
 from infrabook.labels import language, pick, text
@@ -130,27 +130,23 @@ def _crossing(sc: BucketingScenario, i: int, j: int) -> Recomputed:
     """The crossover of strategies i and j from the per-run times as shown (the article's
     basis, :func:`~infrabook.bucketing.cost_lines`), with the two other bases as notes."""
 
-    def runs(costs: tuple[StrategyCost, ...], shown: bool) -> float | None:
+    def crossing(costs: tuple[StrategyCost, ...], shown: bool) -> Crossing:
         lines = cost_lines(costs, shown)
-        return pairwise([lines[i], lines[j]])[0].runs
+        return pairwise([lines[i], lines[j]])[0]
 
     article, at_peak = sc.costs("article"), sc.costs("peak")
-    value = runs(article, True)
+    value = crossing(article, True).runs
     return Recomputed(
         math.nan if value is None else value,
         text(
             "audit.note.crossing",
             a=number_text(shown_ms(article[i].time_ms)),
             b=number_text(shown_ms(article[j].time_ms)),
-            unrounded=_runs_text(runs(article, False)),
+            unrounded=crossing(article, False).runs_text,
             peak=number_text(sc.peak_tflops, "g"),
-            at_peak=_runs_text(runs(at_peak, False)),
+            at_peak=crossing(at_peak, False).runs_text,
         ),
     )
-
-
-def _runs_text(runs: float | None) -> str:
-    return text("live.cell.never") if runs is None else number_text(runs, ".1f")
 
 
 def _measured(claim: dict, acc: Accounting) -> Recomputed:

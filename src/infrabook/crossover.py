@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from infrabook.checks import check_finite
+from infrabook.labels import text
+from infrabook.tables import number_text
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,16 @@ class Crossing:
     a: str
     b: str
     runs: float | None
+
+    @property
+    def runs_text(self) -> str:
+        """The crossing as a table cell shows it: runs to one decimal, or "never" in the
+        build's language for parallel lines.
+
+        >>> Crossing("a", "b", 65.217).runs_text, Crossing("a", "b", None).runs_text
+        ('65.2', '不相交（平行）')
+        """
+        return text("live.cell.never") if self.runs is None else number_text(self.runs, ".1f")
 
 
 def pairwise(lines: Sequence[Line]) -> tuple[Crossing, ...]:

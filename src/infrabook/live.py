@@ -297,8 +297,7 @@ def _buckets(v: dict[str, Any]) -> list[Table]:
     )
     pairs, spans = crossing_tables(cost_lines(costs, label=True))
     unrounded = " / ".join(
-        text("live.cell.never") if c.runs is None else number_text(c.runs, ".1f")
-        for c in pairwise(cost_lines(costs, shown=False, label=True))
+        c.runs_text for c in pairwise(cost_lines(costs, shown=False, label=True))
     )
     note = text("live.note.shown_times", unrounded=unrounded)
     return [Table(header, rows), replace(pairs, note=note), spans]
@@ -323,7 +322,7 @@ def crossing_tables(lines: Sequence[Line]) -> list[Table]:
     pairs = tuple(
         (
             f"{c.a} ↔ {c.b}",
-            text("live.cell.never") if c.runs is None else number_text(c.runs, ".1f"),
+            c.runs_text,
         )
         for c in pairwise(lines)
     )
