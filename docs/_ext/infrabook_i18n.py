@@ -31,6 +31,7 @@ that work with MyST-NB:
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import textwrap
@@ -38,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 import sphinx.transforms.i18n as sphinx_i18n
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
@@ -128,16 +131,35 @@ def _configure(app: Sphinx, config: Config) -> None:
         "body": s["notfound_body"].format(prefix=prefix),
     }
     if lang != "zh":
-        # Sphinx recompiles a catalogue only when its .po is newer than its .mo; a checkout
-        # or a merge can leave an older .po beside a newer, stale .mo. Compile them afresh.
         for folder in config.locale_dirs:
-            for compiled in (Path(app.confdir) / folder / lang).rglob("*.mo"):
-                compiled.unlink()
+            for catalogue in (Path(app.confdir) / folder / lang).rglob("*.po"):
+                _compile(catalogue, lang)
     config.html_context = {
         **config.html_context,
         "infrabook_lang": lang,
         "ui": group("ui", lang),  # the templates' words
     }
+
+
+def _compile(catalogue: Path, lang: str) -> None:
+    """Brings ``catalogue``'s .mo up to date by content, not by date.
+
+    Sphinx recompiles a .mo only when its .po is newer, so a checkout or a merge can leave
+    an older .po beside a newer, stale .mo. Rewriting every .mo instead would make every
+    page of the edition be read again on every build (a page depends on its .mo's date).
+    So a .mo is rewritten only when its bytes would change; an unchanged one only gets
+    the .po's date, so that Sphinx neither recompiles it nor re-reads its page.
+    """
+    with catalogue.open(encoding="utf-8") as source:
+        messages = read_po(source, lang)
+    buffer = io.BytesIO()
+    write_mo(buffer, messages, use_fuzzy=False)
+    compiled = catalogue.with_suffix(".mo")
+    if not compiled.exists() or compiled.read_bytes() != buffer.getvalue():
+        compiled.write_bytes(buffer.getvalue())
+    elif compiled.stat().st_mtime < catalogue.stat().st_mtime:
+        stamp = catalogue.stat().st_mtime
+        os.utime(compiled, (stamp, stamp))
 
 
 def _notebooks_beside_doctrees(app: Sphinx) -> None:
