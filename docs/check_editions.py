@@ -183,6 +183,9 @@ def residue(path: Path, chinese: bool, keys: set[str]) -> list[str]:
     if "**" in text:
         at = text.index("**")
         found.append(f"literal ** (Markdown left unparsed): {text[max(0, at - 20) : at + 20]!r}")
+    if "`" in text:
+        at = text.index("`")
+        found.append(f"literal ` (inline code left unparsed): {text[max(0, at - 20) : at + 20]!r}")
     used = sorted(k for k in keys if re.search(rf"\b{re.escape(k)}\b", text))
     if used:
         found.append(f"conf keys instead of device names: {used}")

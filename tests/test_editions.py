@@ -168,11 +168,14 @@ def test_edition_check_catches_residue_in_prose(docs_script, tmp_path):
         "<p>原因是**流量与容量是两笔账**。需要 8.9 TB/s：needs 8.9 TB/s, above every listed"
         " device's DRAM bandwidth (large enough on: rtx_pro_6000)</p>"
         "<pre>x ** 2  # code may say rtx_pro_6000 and whole English sentences</pre>",
-        "<p>Traffic and capacity are two **ledgers** on rtx_pro_6000.</p>",
+        "<p>Traffic and capacity are two **ledgers** on rtx_pro_6000.</p>"
+        "<table><tr><td>`[R, C] -> { }`</td></tr></table>",
     )
     found = "\n".join(check.problems(tmp_path))
     assert "page.html: literal ** (Markdown left unparsed)" in found
     assert "en/page.html: literal **" in found
+    assert "en/page.html: literal ` (inline code left unparsed)" in found
+    assert "page.html: literal ` (" not in found.replace("en/page.html: literal ` (", "")
     assert "page.html: conf keys instead of device names: ['rtx_pro_6000']" in found
     assert "en/page.html: conf keys instead of device names: ['rtx_pro_6000']" in found
     assert 'English sentences in the Chinese edition: ["needs 8.9 TB/s, above every' in found
@@ -181,7 +184,7 @@ def test_edition_check_catches_residue_in_prose(docs_script, tmp_path):
     _site(
         clean,
         "<p>原文所用的 NVIDIA RTX PRO 6000 Blackwell，见 <em>How to Scale Your Model</em>。</p>"
-        "<pre>print(x ** 2)</pre>",
+        "<pre>print(x ** 2)</pre><p><code>`</code></p>",
         "<p>The article's device is the <strong>NVIDIA RTX PRO 6000 Blackwell</strong>.</p>",
     )
     assert check.problems(clean) == []

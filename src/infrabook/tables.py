@@ -105,6 +105,21 @@ def cited(value: object) -> Markup:
     return Markup(f"*{markdown_text(value)}*")
 
 
+def code(value: object) -> Markup:
+    r"""``value`` as inline code, shown exactly: fenced by more backticks than any run inside
+    it, its ``|`` escaped so it cannot split a table cell, line breaks as spaces.
+
+    >>> code("[R, C] -> { S[i, j] -> [0, i, j] }")
+    '`[R, C] -> { S[i, j] -> [0, i, j] }`'
+    >>> code("a`b|c")
+    '``a`b\\|c``'
+    """
+    text = " ".join(str(value).splitlines()).replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return Markup(f"{fence}{pad}{text}{pad}{fence}")
+
+
 def markdown_table(
     header: Sequence[object], rows: Sequence[Sequence[object]], align: str | None = None
 ) -> str:
