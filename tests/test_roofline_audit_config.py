@@ -92,6 +92,13 @@ def test_every_claim_has_a_recomputation_and_only_the_mfu_differs():
     assert by_id["bucketing.generic_rate"].verdict == "rounded"
 
 
+def test_a_two_part_audit_note_is_joined_with_chinese_punctuation_in_chinese(monkeypatch):
+    monkeypatch.setenv("INFRABOOK_LANG", "zh")
+    # the measured speed-up's note: its own reason, then the bandwidth verdict
+    note = {r.id: r.note for r in audit()}["fusion.measured_speedup"]
+    assert "；" in note and "; " not in note
+
+
 @pytest.mark.parametrize(
     ("stated", "value", "expected"),
     [

@@ -426,7 +426,7 @@ def audit() -> list[AuditRow]:
                 recomputed=r.value,
                 recomputed_unit=r.unit or unit,
                 verdict="implausible" if r.implausible else verdict(claim["stated"], r.value),
-                note="; ".join(
+                note=text("word.list_sep").join(
                     part
                     for part in (r.note, r.implausible)
                     if part and not (part is r.implausible and part in r.note)
