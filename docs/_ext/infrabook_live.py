@@ -4,8 +4,9 @@ At build time the directive writes the calculator's form with the article's case
 and the tables :func:`infrabook.live.run` computes for it: that is the static page, complete
 without JavaScript. The page's script (``_static/live/live.js``) loads Pyodide from this site
 when the reader asks for it, unpacks the package's own wheel, which this extension builds
-from the source tree and ships beside the script, and calls the same :func:`~infrabook.live.run`
-on every change. Nothing is fetched from anywhere but the site itself.
+from the source tree and ships beside the script, with the pure-Python packages the calculators
+import (:data:`LIVE_DEPS`, copied from this build's environment), and calls the same
+:func:`~infrabook.live.run` on every change. Nothing is fetched from anywhere but the site itself.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
+from importlib.metadata import distribution
 from pathlib import Path
 
 from docutils import nodes
@@ -26,6 +29,11 @@ from infrabook.labels import text
 
 ROOT = Path(__file__).resolve().parents[2]
 WHEEL_NAME = "infrabook-py3-none-any.whl"
+#: What infrabook.live needs in Pyodide besides the standard library: the typed conf
+#: (infrabook.config) is attrs classes read by cattrs, which imports typing_extensions.
+#: tests/test_live.py checks that the calculators import nothing else.
+LIVE_DEPS = ("attrs", "cattrs", "typing_extensions")
+DEPS_NAME = "live-deps.zip"
 #: What live.js fetches on first use besides the wheel: Pyodide's runtime, vendored here.
 PYODIDE = ROOT / "docs" / "_static" / "pyodide"
 PYODIDE_FILES = (
@@ -72,7 +80,7 @@ def _field_html(calc: str, f: live.Field) -> str:
 def download_mb(wheel: Path) -> str:
     """What a reader's browser downloads on first use (Pyodide and the package's wheel),
     in MB (10^6 bytes) with one decimal, from the files' sizes."""
-    files = [PYODIDE / name for name in PYODIDE_FILES] + [wheel]
+    files = [PYODIDE / name for name in PYODIDE_FILES] + [wheel, wheel.with_name(DEPS_NAME)]
     return f"{sum(f.stat().st_size for f in files) / 1e6:.1f}"
 
 
@@ -141,13 +149,26 @@ _BUILT: set[Path] = set()
 
 
 def _wheel(doctreedir: str | Path) -> Path:
-    """The package's wheel, built from this tree once per build (beside the doctrees), so
-    that its size is known when the pages are written."""
+    """The package's wheel, built from this tree once per build (beside the doctrees), and
+    :data:`DEPS_NAME` beside it, so that their sizes are known when the pages are written."""
     target = Path(doctreedir) / "live" / WHEEL_NAME
     if target not in _BUILT:
         _make_wheel(target)
+        _make_deps(target.with_name(DEPS_NAME))
         _BUILT.add(target)
     return target
+
+
+def _make_deps(target: Path) -> None:
+    """One zip of :data:`LIVE_DEPS` as installed here (code, metadata and licences, without
+    bytecode), laid out as in site-packages for live.js to unpack there."""
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+        for name in LIVE_DEPS:
+            dist = distribution(name)
+            for file in sorted(dist.files or (), key=str):
+                if file.parts[0] == ".." or file.suffix == ".pyc" or file.name == "RECORD":
+                    continue  # scripts outside site-packages, bytecode, the installer's list
+                out.write(dist.locate_file(file), str(file))
 
 
 def _make_wheel(target: Path) -> None:
@@ -174,12 +195,14 @@ def _make_wheel(target: Path) -> None:
 
 
 def _ship_wheel(app: Sphinx, exception: Exception | None) -> None:
-    """The wheel the pages were written with, shipped beside the page script."""
+    """The wheel and dependencies the pages were written with, shipped beside the script."""
     if exception is not None or app.builder.format != "html":
         return
     target = Path(app.outdir) / "_static" / "live" / WHEEL_NAME
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(_wheel(app.doctreedir), target)
+    wheel = _wheel(app.doctreedir)
+    shutil.copyfile(wheel, target)
+    shutil.copyfile(wheel.with_name(DEPS_NAME), target.with_name(DEPS_NAME))
 
 
 def setup(app: Sphinx) -> dict:
