@@ -4,9 +4,10 @@ At build time the directive writes the calculator's form with the article's case
 and the tables :func:`infrabook.live.run` computes for it: that is the static page, complete
 without JavaScript. The page's script (``_static/live/live.js``) loads Pyodide from this site
 when the reader asks for it, unpacks the package's own wheel, which this extension builds
-from the source tree and ships beside the script, with the pure-Python packages the calculators
-import (:data:`LIVE_DEPS`, copied from this build's environment), and calls the same
-:func:`~infrabook.live.run` on every change. Nothing is fetched from anywhere but the site itself.
+from the source tree and ships beside the script, with the typed conf the build read
+(:func:`infrabook.config.snapshot`, so that the browser compiles no conf reader), and calls the
+same :func:`~infrabook.live.run` on every change. Nothing is fetched from anywhere but the site
+itself.
 """
 
 from __future__ import annotations
@@ -17,23 +18,19 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from importlib.metadata import distribution
 from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from infrabook import live
+from infrabook import config, live
 from infrabook.labels import text
 
 ROOT = Path(__file__).resolve().parents[2]
 WHEEL_NAME = "infrabook-py3-none-any.whl"
-#: What infrabook.live needs in Pyodide besides the standard library: the typed conf
-#: (infrabook.config) is attrs classes read by cattrs, which imports typing_extensions.
-#: tests/test_live.py checks that the calculators import nothing else.
-LIVE_DEPS = ("attrs", "cattrs", "typing_extensions")
-DEPS_NAME = "live-deps.zip"
+#: The typed conf, laid out for live.js to unpack into site-packages beside the wheel's files.
+CONF_NAME = "infrabook-conf.zip"
 #: What live.js fetches on first use besides the wheel: Pyodide's runtime, vendored here.
 PYODIDE = ROOT / "docs" / "_static" / "pyodide"
 PYODIDE_FILES = (
@@ -80,7 +77,7 @@ def _field_html(calc: str, f: live.Field) -> str:
 def download_mb(wheel: Path) -> str:
     """What a reader's browser downloads on first use (Pyodide and the package's wheel),
     in MB (10^6 bytes) with one decimal, from the files' sizes."""
-    files = [PYODIDE / name for name in PYODIDE_FILES] + [wheel, wheel.with_name(DEPS_NAME)]
+    files = [PYODIDE / name for name in PYODIDE_FILES] + [wheel, wheel.with_name(CONF_NAME)]
     return f"{sum(f.stat().st_size for f in files) / 1e6:.1f}"
 
 
@@ -150,25 +147,18 @@ _BUILT: set[Path] = set()
 
 def _wheel(doctreedir: str | Path) -> Path:
     """The package's wheel, built from this tree once per build (beside the doctrees), and
-    :data:`DEPS_NAME` beside it, so that their sizes are known when the pages are written."""
+    :data:`CONF_NAME` beside it, so that their sizes are known when the pages are written."""
     target = Path(doctreedir) / "live" / WHEEL_NAME
     if target not in _BUILT:
         _make_wheel(target)
-        _make_deps(target.with_name(DEPS_NAME))
+        _make_conf(target.with_name(CONF_NAME))
         _BUILT.add(target)
     return target
 
 
-def _make_deps(target: Path) -> None:
-    """One zip of :data:`LIVE_DEPS` as installed here (code, metadata and licences, without
-    bytecode), laid out as in site-packages for live.js to unpack there."""
+def _make_conf(target: Path) -> None:
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
-        for name in LIVE_DEPS:
-            dist = distribution(name)
-            for file in sorted(dist.files or (), key=str):
-                if file.parts[0] == ".." or file.suffix == ".pyc" or file.name == "RECORD":
-                    continue  # scripts outside site-packages, bytecode, the installer's list
-                out.write(dist.locate_file(file), str(file))
+        out.writestr(f"infrabook/conf/{config.SNAPSHOT}", config.snapshot())
 
 
 def _make_wheel(target: Path) -> None:
@@ -195,14 +185,14 @@ def _make_wheel(target: Path) -> None:
 
 
 def _ship_wheel(app: Sphinx, exception: Exception | None) -> None:
-    """The wheel and dependencies the pages were written with, shipped beside the script."""
+    """The wheel and typed conf the pages were written with, shipped beside the script."""
     if exception is not None or app.builder.format != "html":
         return
     target = Path(app.outdir) / "_static" / "live" / WHEEL_NAME
     target.parent.mkdir(parents=True, exist_ok=True)
     wheel = _wheel(app.doctreedir)
     shutil.copyfile(wheel, target)
-    shutil.copyfile(wheel.with_name(DEPS_NAME), target.with_name(DEPS_NAME))
+    shutil.copyfile(wheel.with_name(CONF_NAME), target.with_name(CONF_NAME))
 
 
 def setup(app: Sphinx) -> dict:

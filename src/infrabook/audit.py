@@ -118,7 +118,9 @@ class _Case:
 
     def softmax_steps(self) -> tuple:
         s = self.scenario.online_softmax
-        return tuple(trace([Ln(w) for w in s.score_exps], [Fraction(v) for v in s.values], s.block))
+        return tuple(
+            trace([Ln(Fraction(w)) for w in s.score_exps], [Fraction(v) for v in s.values], s.block)
+        )
 
 
 def _crossing(sc: BucketingScenario, i: int, j: int) -> Recomputed:
@@ -244,7 +246,7 @@ def _article() -> dict[str, Recomputed]:
 
 
 def _recompute(case: _Case) -> dict[str, Recomputed]:
-    claims = {c.id: c for c in config.claims()}
+    claims: dict[str, config.Claim] = {c.id: c for c in config.claims()}
     sep, fus = case.account(False, False), case.account(False, True)
     sep3, fus3 = case.account(True, False), case.account(True, True)
     two3 = account(case.chain(True), FUSE_FIRST_TWO)
@@ -375,7 +377,7 @@ def section6_lines(scenario: config.Scenarios | None = None, lang: str | None = 
         text(
             "calc.softmax",
             lang,
-            scores=",".join(str(Ln(w)) for w in sm.score_exps).replace("ln(2)", "ln2"),
+            scores=",".join(str(Ln(Fraction(w))) for w in sm.score_exps).replace("ln(2)", "ln2"),
             values=",".join(str(v) for v in sm.values),
             r=float(r["softmax.r"]),
             l=float(r["softmax.l"]),

@@ -1,9 +1,9 @@
 """The rules between keys of the conf files, which a per-key description cannot state.
 
 Each key's kind is declared once by the classes of :mod:`infrabook.config` and checked by
-:mod:`infrabook.conf_types`; what is left here relates keys to each other (as many values as
+:mod:`infrabook.conf_convert`; what is left here relates keys to each other (as many values as
 scores, a bucket that holds the largest call, distinct ids, a device hardware.toml knows).
-A broken rule is one :class:`~infrabook.conf_types.ConfError` naming the file and the key.
+A broken rule is one :class:`ConfError` naming the file and the key.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from infrabook.conf_types import ConfError
+
+class ConfError(ValueError):
+    """A conf file that does not hold what the loader expects; the message is one line."""
 
 
 def _fail(path: Path, key: str, what: str, got: str) -> ConfError:
@@ -70,7 +72,7 @@ def check_relations(data: Any, path: Path) -> None:
     >>> check_relations(NS(claim=[NS(id="a"), NS(id="a")]), Path("claims.toml"))
     Traceback (most recent call last):
     ...
-    infrabook.conf_types.ConfError: claims.toml: claim[].id: expected distinct entries, got 'a'...
+    infrabook.conf_schema.ConfError: claims.toml: claim[].id: expected distinct entries, got 'a'...
     """
     if path.name == "scenarios.toml":
         _scenarios(data, path)
@@ -87,7 +89,7 @@ def check_device(key: str, known: Mapping[str, object], path: Path) -> None:
     >>> check_device("h300", {"h200": None}, Path("s.toml"))
     Traceback (most recent call last):
     ...
-    infrabook.conf_types.ConfError: s.toml: bucketing.peak_device: expected a device of ... 'h300'
+    infrabook.conf_schema.ConfError: s.toml: bucketing.peak_device: expected a device of ... 'h300'
     """
     if key not in known:
         raise _fail(

@@ -1,30 +1,32 @@
 """The one loader for ``conf/``: the article's scenarios, claims, benchmark targets and the
-hardware profiles, each file described once by the frozen attrs classes below.
+hardware profiles, each file described once by the frozen dataclasses below.
 
 The files live in the repository's ``conf/`` folder and are packaged into the wheel as
 ``infrabook/conf``; ``INFRABOOK_CONF`` points the loader at another folder. A file is turned
-into its classes by :mod:`infrabook.conf_types` (attrs + cattrs; why those, it says) when it
-is first read: every key the code reads is declared here, with its kind, so a missing key, a
-mistyped value or an unknown key fails with one ``ConfError`` line naming the file, the key
-and what was expected. The rules between keys (a call larger than every bucket, a peak device
-hardware.toml lacks) are :mod:`infrabook.conf_schema`'s.
+into its classes by :mod:`infrabook.conf_convert` (cattrs; why, it says) when it is first
+read: every key the code reads is declared here with its kind (:mod:`infrabook.conf_kinds`),
+so a missing key, a mistyped value or an unknown key fails with one ``ConfError`` line naming
+the file, the key and what was expected. The rules between keys (a call larger than every
+bucket, a peak device hardware.toml lacks) are :mod:`infrabook.conf_schema`'s.
+
+The live calculators read the same classes from :func:`snapshot`, which the docs build
+writes beside the TOML files in the reader's browser, so that Pyodide compiles neither TOML
+reading nor cattrs before the first answer.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import tomllib
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
-from attrs import converters, field, frozen
-
-from infrabook.conf_schema import check_device, check_relations
-from infrabook.conf_types import (
+from infrabook.conf_kinds import (
     Call,
-    ConfError,
     Name,
     NonNegative,
     Number,
@@ -32,8 +34,8 @@ from infrabook.conf_types import (
     Positive,
     PositiveInt,
     UnitFraction,
-    structure,
 )
+from infrabook.conf_schema import ConfError, check_device, check_relations
 
 __all__ = [
     "Attention",
@@ -60,6 +62,7 @@ __all__ = [
     "devices",
     "live_targets",
     "scenarios",
+    "snapshot",
 ]
 
 T = TypeVar("T")
@@ -83,7 +86,7 @@ def conf_dir() -> Path:
 Dtype = Literal["fp32", "fp16", "bf16"]
 
 
-@frozen
+@dataclass(frozen=True)
 class FfnChain:
     """Section 2 / 2.1: the FFN activation chain's shape, dtype and quantisation step."""
 
@@ -93,7 +96,7 @@ class FfnChain:
     quant_dtype: Literal["int8", "fp8"]
 
 
-@frozen
+@dataclass(frozen=True)
 class Attention:
     """Section 3: standard attention for one head, and the FlashAttention tiles."""
 
@@ -105,7 +108,7 @@ class Attention:
     block_k: PositiveInt
 
 
-@frozen
+@dataclass(frozen=True)
 class OnlineSoftmax:
     """Section 3.1, example 5-6: scores (as the exponentials of them), values, block size."""
 
@@ -114,7 +117,7 @@ class OnlineSoftmax:
     block: PositiveInt
 
 
-@frozen
+@dataclass(frozen=True)
 class GraphReplay:
     """Section 5.1: FFN runs and kernels per run, eager and with SiLU and multiply fused."""
 
@@ -123,7 +126,7 @@ class GraphReplay:
     fused_kernels_per_run: PositiveInt
 
 
-@frozen
+@dataclass(frozen=True)
 class StrategyConf:
     """One shape strategy of example 5-12 (:class:`infrabook.bucketing.Strategy`)."""
 
@@ -134,7 +137,7 @@ class StrategyConf:
     article_rate_tflops: Positive | None = None
 
 
-@frozen
+@dataclass(frozen=True)
 class Bucketing:
     """Section 5.2 / 5.3, example 5-12: the calls, the buckets and the three strategies."""
 
@@ -148,7 +151,7 @@ class Bucketing:
     strategies: tuple[StrategyConf, ...]
 
 
-@frozen
+@dataclass(frozen=True)
 class Overlap:
     """Section 5: one chunk's copy and compute, in μs, and how many chunks."""
 
@@ -157,7 +160,7 @@ class Overlap:
     compute_us: Positive
 
 
-@frozen
+@dataclass(frozen=True)
 class Timeline:
     """Section 5 / 5.1: the assumed host and device times of the timelines, in μs."""
 
@@ -168,7 +171,7 @@ class Timeline:
     overlap: Overlap
 
 
-@frozen
+@dataclass(frozen=True)
 class StandardTiles:
     """Section 3: the tiles of the standard implementation's two GEMMs."""
 
@@ -176,7 +179,7 @@ class StandardTiles:
     block_n: PositiveInt
 
 
-@frozen
+@dataclass(frozen=True)
 class Scenarios:
     """``conf/scenarios.toml``: the article's worked examples."""
 
@@ -189,7 +192,7 @@ class Scenarios:
     attention_standard_tiles: StandardTiles
 
 
-@frozen
+@dataclass(frozen=True)
 class Claim:
     """One numeric claim of the article, as it states it (``stated`` keeps its digits)."""
 
@@ -202,12 +205,12 @@ class Claim:
     unit_en: Name | None = None
 
 
-@frozen
+@dataclass(frozen=True)
 class _ClaimsFile:
     claim: tuple[Claim, ...]
 
 
-@frozen
+@dataclass(frozen=True)
 class LiveTargets:
     """The live calculators' targets, in milliseconds."""
 
@@ -215,7 +218,7 @@ class LiveTargets:
     update_ms: PositiveInt
 
 
-@frozen
+@dataclass(frozen=True)
 class Target:
     """One benchmark target: the figure a measurement is judged against, and its case."""
 
@@ -230,21 +233,26 @@ class Target:
     device: Name | None = None
 
 
-@frozen
+@dataclass(frozen=True)
 class _BenchTargetsFile:
     live: LiveTargets
     target: tuple[Target, ...]
 
 
-@frozen
+@dataclass(frozen=True)
 class Figure:
     """One hardware figure and where it comes from; ``value`` is None when unknown."""
 
     source: Name
-    value: Positive | None = field(default=None, converter=converters.optional(float))
+    value: Positive | None = None
+
+    def __post_init__(self) -> None:
+        # TOML writes 108 and 4.8 alike; a figure is a float either way
+        if self.value is not None:
+            object.__setattr__(self, "value", float(self.value))
 
 
-@frozen
+@dataclass(frozen=True)
 class Device:
     """A device profile: dense bf16 and FP32 peaks, DRAM and L2 bandwidth, memory sizes, SMs."""
 
@@ -269,18 +277,31 @@ class Device:
         return None if self.l2_mib.value is None else self.l2_mib.value * 2**20
 
 
-@frozen
+@dataclass(frozen=True)
 class _HardwareFile:
     devices: dict[str, Device]
 
-    def __attrs_post_init__(self) -> None:
-        # a frozen class sets its own fields this way too (attrs' documented idiom)
+    def __post_init__(self) -> None:
         for key, dev in self.devices.items():
             object.__setattr__(dev, "key", key)
 
 
+#: Each conf file and the class that describes it.
+FILES: dict[str, type] = {
+    "scenarios.toml": Scenarios,
+    "claims.toml": _ClaimsFile,
+    "bench_targets.toml": _BenchTargetsFile,
+    "hardware.toml": _HardwareFile,
+}
+#: The name of :func:`snapshot`'s file in a conf folder.
+SNAPSHOT = "typed.pickle"
+
+
 @cache
 def _load(name: str, cls: type[T], folder: Path) -> T:
+    saved = _saved(folder)
+    if saved is not None:
+        return cast(T, saved[name])
     path = folder / name
     try:
         with path.open("rb") as fh:
@@ -294,9 +315,33 @@ def _load(name: str, cls: type[T], folder: Path) -> T:
         raise ConfError(f"{path}: cannot be read: {err}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfError(f"{path}: expected valid TOML: {err}") from None
+    # imported here: the live calculators read a snapshot and never need cattrs
+    from infrabook.conf_convert import structure
+
     typed = structure(data, cls, path)
     check_relations(typed, path)
     return typed
+
+
+@cache
+def _saved(folder: Path) -> dict[str, Any] | None:
+    path = folder / SNAPSHOT
+    if not path.is_file():
+        return None
+    with path.open("rb") as fh:
+        return cast(dict[str, Any], pickle.load(fh))
+
+
+def snapshot() -> bytes:
+    """Every conf file of :func:`conf_dir`, checked and typed, pickled: what the live
+    calculators read (as ``SNAPSHOT`` in their conf folder) instead of the TOML files.
+
+    >>> pickle.loads(snapshot())["scenarios.toml"] == scenarios()
+    True
+    """
+    check_all()
+    folder = conf_dir()
+    return pickle.dumps({name: _load(name, cls, folder) for name, cls in FILES.items()})
 
 
 def scenarios() -> Scenarios:

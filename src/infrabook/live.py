@@ -23,8 +23,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from attrs import evolve
-
 from infrabook import config
 from infrabook.attention_sizes import attention_sizes, flash_traffic
 from infrabook.audit import section6_lines
@@ -344,15 +342,13 @@ def crossing_tables(lines: Sequence[Line]) -> list[Table]:
 
 def _recompute(v: dict[str, Any]) -> list[Table]:
     s = config.scenarios()
-    scenario = evolve(
+    chain = {k: v[k] for k in ("rows", "cols", "dtype", "quant_dtype")}
+    att = {k: v[k] for k in ("seq_len", "head_dim", "dtype", "score_dtype")}
+    scenario = replace(
         s,
-        ffn_chain=evolve(
-            s.ffn_chain, **{k: v[k] for k in ("rows", "cols", "dtype", "quant_dtype")}
-        ),
-        attention=evolve(
-            s.attention, **{k: v[k] for k in ("seq_len", "head_dim", "dtype", "score_dtype")}
-        ),
-        bucketing=evolve(s.bucketing, calls=v["calls"], buckets=v["buckets"]),
+        ffn_chain=replace(s.ffn_chain, **chain),
+        attention=replace(s.attention, **att),
+        bucketing=replace(s.bucketing, calls=v["calls"], buckets=v["buckets"]),
     )
     rows = tuple(tuple(line.split(": ", 1)) for line in section6_lines(scenario))
     return [Table((text("live.col.item"), text("live.col.result")), rows)]

@@ -1,105 +1,42 @@
-"""How a conf file's text becomes typed values: the kinds of leaf value, and one converter.
+"""How a conf file's text becomes typed values: one cattrs converter for the classes of
+:mod:`infrabook.config`, strict, with one-line errors.
 
-The conf files are described by frozen attrs classes (:mod:`infrabook.config`), and cattrs
-turns parsed TOML into them. Why attrs + cattrs and not pydantic or msgspec: the live
-calculators run :mod:`infrabook.live` in Pyodide from the site alone, and ``live`` reads the
-conf; attrs and cattrs are pure Python, so the docs build ships their installed files beside
-the package's wheel (``docs/_ext/infrabook_live.py``), while pydantic and msgspec are compiled
-and Pyodide's own builds of them are not vendored here. mypy checks attrs classes natively.
+Why cattrs over the dataclasses of :mod:`infrabook.config`, and not pydantic or msgspec: the
+classes must load in the live calculators (Pyodide, from the site alone, no network), and
+stdlib dataclasses do so at no cost, where pydantic and msgspec are compiled and not vendored
+with Pyodide here. cattrs is the well-kept converter for such classes (validation with paths
+to the bad key, ``unstructure`` back to plain JSON values). Even so, attrs and cattrs are
+about 1 s of extra compiling in Pyodide, so the live calculators do not import them: they read
+the typed conf the docs build pickled (:func:`infrabook.config.snapshot`), made by this
+converter from the same files.
 
-One description per file gives validation (this converter), attribute access (the classes)
-and JSON (``CONVERTER.unstructure``). This module is strict where cattrs is lenient: TOML
-already has types, so ``"1024"`` is not an integer here, ``true`` is not a number and a
-string is not an array (cattrs alone would read ``"H200"`` as ``('H', '2', '0', '0')``).
-Any problem becomes one :class:`ConfError` line naming the file, the key and what was
-expected; extra keys are refused too, so a misspelt optional key is not silently ignored.
+This module is strict where cattrs is lenient: TOML already has types, so ``"1024"`` is not an
+integer here, ``true`` is not a number and a string is not an array (cattrs alone reads
+``"H200"`` as ``('H', '2', '0', '0')``). Any problem becomes one :class:`ConfError` line naming
+the file, the key and what was expected; unknown keys are refused too, so a misspelt optional
+key is not silently ignored.
 """
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import types
 import typing
 from collections.abc import Callable
-from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal, NewType, TypeVar
+from typing import Any, Literal, TypeVar
 
-import attrs
 import cattrs
 from cattrs.cols import homogenous_tuple_structure_factory, mapping_structure_factory
 from cattrs.errors import AttributeValidationNote, ForbiddenExtraKeysError, IterableValidationNote
 from cattrs.gen import make_dict_structure_fn
 
-__all__ = [
-    "CONVERTER",
-    "Call",
-    "ConfError",
-    "Name",
-    "NonNegative",
-    "Number",
-    "Numeral",
-    "Positive",
-    "PositiveInt",
-    "UnitFraction",
-    "describe",
-    "structure",
-]
+from infrabook.conf_kinds import KINDS, Call
+from infrabook.conf_schema import ConfError
+
+__all__ = ["CONVERTER", "describe", "structure"]
 
 T = TypeVar("T")
-
-
-class ConfError(ValueError):
-    """A conf file that does not hold what the loader expects; the message is one line."""
-
-
-PositiveInt = NewType("PositiveInt", int)
-Positive = NewType("Positive", float)
-NonNegative = NewType("NonNegative", float)
-Number = NewType("Number", float)
-UnitFraction = NewType("UnitFraction", float)
-Name = NewType("Name", str)
-#: An exact number as the article writes it: "24", "0.6", "7/3".
-Numeral = NewType("Numeral", str)
-#: One row of example 5-12's calls: (rows, how many calls).
-Call = NewType("Call", tuple[int, int])
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _numeral(v: Any) -> bool:
-    if not isinstance(v, str):
-        return False
-    try:
-        Fraction(v)
-    except (ValueError, ZeroDivisionError):
-        return False
-    return True
-
-
-def _positive_int(v: Any) -> bool:
-    return type(v) is int and v > 0
-
-
-#: Each leaf kind: what it is in words, and the test a value must pass. Values are kept as
-#: TOML gives them (an integer stays an integer, so exact arithmetic stays exact).
-KINDS: dict[Any, tuple[str, Callable[[Any], bool]]] = {
-    PositiveInt: ("a positive integer", _positive_int),
-    Positive: ("a finite number > 0", lambda v: _number(v) and v > 0),
-    NonNegative: ("a finite number >= 0", lambda v: _number(v) and v >= 0),
-    Number: ("a finite number", _number),
-    UnitFraction: ("a number in (0, 1]", lambda v: _number(v) and 0 < v <= 1),
-    Name: ("a non-empty string", lambda v: isinstance(v, str) and v.strip() != ""),
-    str: ("a string", lambda v: isinstance(v, str)),
-    bool: ("true or false", lambda v: isinstance(v, bool)),
-    Numeral: ('a number or fraction written as a string, e.g. "24" or "7/3"', _numeral),
-    Call: (
-        "a [rows, count] pair of positive integers",
-        lambda v: isinstance(v, list) and len(v) == 2 and all(map(_positive_int, v)),
-    ),
-}
 
 
 class _Refused(ValueError):
@@ -122,13 +59,14 @@ def _is_array(hint: Any) -> bool:
 
 
 def _keys(cls: Any) -> list[str]:
-    """The keys a file may hold for attrs class ``cls`` (a field the loader sets is none)."""
-    return [a.name for a in attrs.fields(cls) if a.init]
+    """The keys a file may hold for class ``cls`` (a field the loader sets is none)."""
+    return [f.name for f in dataclasses.fields(cls) if f.init]
 
 
 def describe(hint: Any) -> str:
     """What a value of ``hint`` is, in the words of the error messages.
 
+    >>> from infrabook.conf_kinds import PositiveInt
     >>> describe(tuple[PositiveInt, ...])
     'a non-empty array of a positive integer'
     >>> describe(Literal["fp32", "bf16"])
@@ -144,7 +82,7 @@ def describe(hint: Any) -> str:
         return f"a non-empty array of {describe(typing.get_args(hint)[0])}"
     if typing.get_origin(hint) is dict:
         return f"a non-empty table of named entries, each {describe(typing.get_args(hint)[1])}"
-    if attrs.has(hint):
+    if dataclasses.is_dataclass(hint):
         return "a table with keys " + ", ".join(_keys(hint))
     raise TypeError(f"no words for the conf type {hint!r}")
 
@@ -196,7 +134,7 @@ def _make_converter() -> cattrs.Converter:
         lambda h: typing.get_origin(h) is dict, _shape_first(mapping_structure_factory, dict)
     )
     conv.register_structure_hook_factory(
-        attrs.has, _shape_first(lambda cl, c: make_dict_structure_fn(cl, c), dict)
+        dataclasses.is_dataclass, _shape_first(lambda cl, c: make_dict_structure_fn(cl, c), dict)
     )
     return conv
 
@@ -233,16 +171,14 @@ def _one_line(err: BaseException, where: str) -> str:
 def structure(data: Any, cls: type[T], path: Path) -> T:
     """``data`` (the parsed ``path``) as a ``cls``, or one :class:`ConfError` line.
 
-    >>> @attrs.frozen
-    ... class Chain:
-    ...     rows: PositiveInt
-    ...     dtype: Literal["fp32", "bf16"]
-    >>> structure({"rows": 1024, "dtype": "bf16"}, Chain, Path("s.toml"))
-    Chain(rows=1024, dtype='bf16')
-    >>> structure({"rows": "1024", "dtype": "bf16"}, Chain, Path("s.toml"))
+    >>> from infrabook.config import FfnChain
+    >>> chain = {"rows": 1024, "cols": 8, "dtype": "bf16", "quant_dtype": "int8"}
+    >>> structure(chain, FfnChain, Path("s.toml"))
+    FfnChain(rows=1024, cols=8, dtype='bf16', quant_dtype='int8')
+    >>> structure(chain | {"rows": "1024"}, FfnChain, Path("s.toml"))
     Traceback (most recent call last):
     ...
-    infrabook.conf_types.ConfError: s.toml: rows: expected a positive integer, got '1024'
+    infrabook.conf_schema.ConfError: s.toml: rows: expected a positive integer, got '1024'
     """
     try:
         return CONVERTER.structure(data, cls)
