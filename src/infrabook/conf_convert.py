@@ -105,15 +105,18 @@ def _literal(value: Any, hint: Any) -> Any:
 
 
 def _shape_first(
-    make: Callable[[Any, cattrs.Converter], Callable[[Any, Any], Any]], shape: type
+    make: Callable[[Any, cattrs.Converter], Callable[[Any, Any], Any]],
+    shape: type,
+    empty_ok: bool = False,
 ) -> Callable[[Any, cattrs.Converter], Callable[[Any, Any], Any]]:
-    """cattrs' hook for a container, after a check that the value is a non-empty ``shape``."""
+    """cattrs' hook for a container, after a check that the value is a ``shape`` (and not
+    empty, unless ``empty_ok``: an empty table is reported by its first missing key)."""
 
     def factory(hint: Any, converter: cattrs.Converter) -> Callable[[Any, Any], Any]:
         inner = make(hint, converter)
 
         def hook(value: Any, _: Any) -> Any:
-            if not isinstance(value, shape) or not value:
+            if not isinstance(value, shape) or not (value or empty_ok):
                 raise _Refused(describe(hint), value)
             return inner(value, hint)
 
@@ -134,7 +137,8 @@ def _make_converter() -> cattrs.Converter:
         lambda h: typing.get_origin(h) is dict, _shape_first(mapping_structure_factory, dict)
     )
     conv.register_structure_hook_factory(
-        dataclasses.is_dataclass, _shape_first(lambda cl, c: make_dict_structure_fn(cl, c), dict)
+        dataclasses.is_dataclass,
+        _shape_first(lambda cl, c: make_dict_structure_fn(cl, c), dict, empty_ok=True),
     )
     return conv
 

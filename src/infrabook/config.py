@@ -10,8 +10,8 @@ the file, the key and what was expected. The rules between keys (a call larger t
 bucket, a peak device hardware.toml lacks) are :mod:`infrabook.conf_schema`'s.
 
 The live calculators read the same classes from :func:`snapshot`, which the docs build
-writes beside the TOML files in the reader's browser, so that Pyodide compiles neither TOML
-reading nor cattrs before the first answer.
+writes beside the TOML files in the reader's browser, so that Pyodide need not load and
+compile cattrs before the first answer.
 """
 
 from __future__ import annotations
