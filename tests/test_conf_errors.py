@@ -4,6 +4,7 @@ expected: from the loader, from the CLI (exit 2, one line) and from the docs bui
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ import tomli_w
 
 from infrabook import config
 from infrabook.cli import main
+from infrabook.conf_convert import CONVERTER
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -399,3 +401,12 @@ def test_every_file_and_table_is_reached():
         r[1] for r in REMOVALS
     }
     assert sum(r[3] for r in REMOVALS) >= 60
+
+
+@pytest.mark.parametrize("file", list(config.FILES))
+def test_json_round_trip(file):
+    """The description that reads a file also writes it as JSON, and reads that back
+    unchanged: JSON needs no second description."""
+    typed = config._load(file, config.FILES[file], config.conf_dir())
+    text = json.dumps(CONVERTER.unstructure(typed), allow_nan=False)
+    assert CONVERTER.structure(json.loads(text), config.FILES[file]) == typed
