@@ -5,10 +5,10 @@ Why cattrs over the dataclasses of :mod:`infrabook.config`, and not pydantic or 
 classes must load in the live calculators (Pyodide, from the site alone, no network), and
 stdlib dataclasses do so at no cost, where pydantic and msgspec are compiled and not vendored
 with Pyodide here. cattrs is the well-kept converter for such classes (validation with paths
-to the bad key, ``unstructure`` back to plain JSON values). Even so, attrs and cattrs are
-about 1 s of extra compiling in Pyodide, so the live calculators do not import them: they read
-the typed conf the docs build pickled (:func:`infrabook.config.snapshot`), made by this
-converter from the same files.
+to the bad key, ``unstructure`` back to plain JSON values). Even so, importing attrs and
+cattrs in Pyodide took more than a second (their sources are compiled there; measured under
+Node, 2026-12), so the live calculators do not import them: they read the typed conf the docs
+build pickled (:func:`infrabook.config.snapshot`), made by this converter from the same files.
 
 This module is strict where cattrs is lenient: TOML already has types, so ``"1024"`` is not an
 integer here, ``true`` is not a number and a string is not an array (cattrs alone reads
