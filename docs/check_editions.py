@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import re
 import sys
-import tomllib
 from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
+
+from infrabook import config
 
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
 # 2,048 and 45.5 are one number each; the comma of an English list is not part of one
@@ -111,7 +112,6 @@ FUNCTION_WORDS = {
     "the", "a", "an", "is", "are", "was", "be", "of", "to", "in", "on", "for", "with",
     "from", "than", "and", "or", "if", "only", "needs", "above", "below", "every", "each",
 }  # fmt: skip
-CONF = Path(__file__).resolve().parents[1] / "conf" / "hardware.toml"
 
 
 class Prose(HTMLParser):
@@ -151,11 +151,9 @@ class Prose(HTMLParser):
         return "".join(self.parts)
 
 
-def conf_keys(path: Path = CONF) -> set[str]:
+def conf_keys() -> set[str]:
     """The device keys of ``conf/hardware.toml``: internal names, never shown to readers."""
-    with path.open("rb") as f:
-        data = tomllib.load(f)
-    return set(data["devices"])
+    return set(config.devices())
 
 
 def english_sentences(text: str) -> list[str]:

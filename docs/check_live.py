@@ -276,7 +276,9 @@ def main(argv: list[str] | None = None) -> int:
             url = base + str(path.relative_to(args.html))
             page.goto(url)
             page.wait_for_load_state("load")
-            early = [u for u in requested if "/_static/pyodide/" in u or u.endswith(".whl")]
+            early = [
+                u for u in requested if "/_static/pyodide/" in u or u.endswith((".whl", ".zip"))
+            ]
             if early:
                 failures.append(f"{url}: loaded {early[0]} before the reader asked")
             failures += check_page(page, url, timings)

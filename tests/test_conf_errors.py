@@ -3,17 +3,25 @@ expected: from the loader, from the CLI (exit 2, one line) and from the docs bui
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tomllib
+import typing
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import tomli_w
 
 from infrabook import config
 from infrabook.cli import main
+from infrabook.conf_convert import CONVERTER
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -167,6 +175,51 @@ MUTATIONS = [
         "live.update_ms",
         "expected a positive integer, got 0.05",
     ),
+    # a string where an array belongs (cattrs alone would read it as ('H', '2', '0', '0'))
+    (
+        "hardware.toml",
+        'cuda_names = ["H200"]',
+        'cuda_names = "H200"',
+        "devices.h200.cuda_names",
+        "expected a non-empty array of a non-empty string, got 'H200'",
+    ),
+    (
+        "scenarios.toml",
+        "values = [1, 3]",
+        'values = "1, 3"',
+        "online_softmax.values",
+        "expected a non-empty array of a finite number, got '1, 3'",
+    ),
+    (
+        "scenarios.toml",
+        "kernel_us = [4.0, 4.0, 1.5, 1.5, 4.0, 1.5]",
+        "kernel_us = 4.0",
+        "timeline.kernel_us",
+        "expected a non-empty array of a finite number > 0, got 4.0",
+    ),
+    (
+        "hardware.toml",
+        'fp32_tflops = { value = 67.0, source = "NVIDIA H200 datasheet (FP32, non-tensor, SXM)" }',
+        "",
+        "devices.h200.fp32_tflops",
+        "expected a table with keys source, value, got nothing (the key is missing)",
+    ),
+    (
+        "scenarios.toml",
+        "kernel_us = [4.0, 4.0, 1.5, 1.5, 4.0, 1.5]",
+        "kernel_us = [4.0, 4.0, 1.5, 1.5, 4.0]",
+        "timeline.kernel_us",
+        "expected one duration per kernel of graph_replay.kernels_per_run (6), got 5 durations",
+    ),
+    # a key no class declares (a misspelt optional key would otherwise be ignored)
+    (
+        "claims.toml",
+        'unit = "MiB"',
+        'unit = "MiB"\nunit_enn = "MiB"',
+        "claim[0]",
+        "expected only the keys id, section, text, text_en, stated, unit, unit_en, got also "
+        "unit_enn",
+    ),
 ]
 
 
@@ -218,6 +271,8 @@ CLI_KINDS = [
     MUTATIONS[3],
     MUTATIONS[15],
     MUTATIONS[17],
+    MUTATIONS[21],
+    MUTATIONS[24],
     ("scenarios.toml", "[attention]", "[attention", "", ""),
 ]
 
@@ -268,3 +323,90 @@ def test_docs_build_stops_at_startup_with_the_message(tmp_path):
         "expected a positive integer, got -128\n"
     )
     assert not (tmp_path / "html" / "index.html").exists()
+
+
+def _declared(cls: Any, data: Any, where: str, kind: str) -> Iterator[tuple[str, str, list, bool]]:
+    """Every key class ``cls`` declares that ``data`` (parsed TOML) holds, in every entry of
+    arrays of tables and of named tables: its dotted name, the same with entries unnamed
+    (``claim[].id``, ``devices.*.name``), the path to it in ``data``, whether it is required."""
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if not f.init or f.name not in data:
+            continue  # set by the loader; or optional and absent here
+        key, generic = (f"{where}.{f.name}", f"{kind}.{f.name}") if where else (f.name, f.name)
+        yield key, generic, [f.name], f.default is dataclasses.MISSING
+        hint, value = hints[f.name], data[f.name]
+        args = typing.get_args(hint)
+        if dataclasses.is_dataclass(hint):
+            entries = [(key, generic, [], value)]
+        elif typing.get_origin(hint) is tuple and dataclasses.is_dataclass(args[0]):
+            hint = args[0]
+            entries = [(f"{key}[{i}]", f"{generic}[]", [i], v) for i, v in enumerate(value)]
+        elif typing.get_origin(hint) is dict:
+            hint = args[1]
+            entries = [(f"{key}.{n}", f"{generic}.*", [n], v) for n, v in value.items()]
+        else:
+            continue
+        for name, name_kind, step, entry in entries:
+            for k, g, p, r in _declared(hint, entry, name, name_kind):
+                yield k, g, [f.name, *step, *p], r
+
+
+def _removals() -> list[tuple[str, str, list, bool]]:
+    """Each declared key of each file once, where it first occurs (one entry of an array of
+    tables or of named tables stands for the others: they share one class)."""
+    out, seen = [], set()
+    for name, cls in config.FILES.items():
+        data = tomllib.loads((ROOT / "conf" / name).read_text(encoding="utf-8"))
+        for key, generic, path, required in _declared(cls, data, "", ""):
+            if (name, generic) not in seen:
+                seen.add((name, generic))
+                out.append((name, key, path, required))
+    return out
+
+
+REMOVALS = _removals()
+
+
+@pytest.mark.parametrize(
+    ("file", "key", "path", "required"), REMOVALS, ids=[f"{r[0]}:{r[1]}" for r in REMOVALS]
+)
+def test_each_declared_key_removed(tmp_path, monkeypatch, file, key, path, required):
+    """Remove one declared key from a copy of conf/: a required one is refused in one line
+    naming the file and the key; an optional one is accepted."""
+    conf = tmp_path / "conf"
+    shutil.copytree(ROOT / "conf", conf)
+    data = tomllib.loads((conf / file).read_text(encoding="utf-8"))
+    parent = data
+    for step in path[:-1]:
+        parent = parent[step]
+    del parent[path[-1]]
+    (conf / file).write_text(tomli_w.dumps(data), encoding="utf-8")
+    monkeypatch.setenv("INFRABOOK_CONF", str(conf))
+    if not required:
+        config.check_all()
+        return
+    with pytest.raises(config.ConfError) as err:
+        config.check_all()
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(f"{conf / file}: {key}: expected ")
+    assert message.endswith(", got nothing (the key is missing)")
+
+
+def test_every_file_and_table_is_reached():
+    """The removal test covers every conf file and, in each, every top-level table."""
+    assert {r[0] for r in REMOVALS} == set(config.FILES)
+    assert {"timeline.overlap.chunks", "devices.a100_80gb.fp32_tflops.source"} <= {
+        r[1] for r in REMOVALS
+    }
+    assert sum(r[3] for r in REMOVALS) >= 60
+
+
+@pytest.mark.parametrize("file", list(config.FILES))
+def test_json_round_trip(file):
+    """The description that reads a file also writes it as JSON, and reads that back
+    unchanged: JSON needs no second description."""
+    typed = config._load(file, config.FILES[file], config.conf_dir())
+    text = json.dumps(CONVERTER.unstructure(typed), allow_nan=False)
+    assert CONVERTER.structure(json.loads(text), config.FILES[file]) == typed

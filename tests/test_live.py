@@ -8,6 +8,7 @@ pages already use; the live module must agree with them to the digit it prints.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from fractions import Fraction
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infrabook import live
+from infrabook import config, live
 from infrabook.audit import recompute, section6_lines
 
 
@@ -170,6 +171,23 @@ def test_largest_inputs_stay_cheap():
 
 def test_run_json_round_trips():
     assert json.loads(live.run_json("crossover", "{}")) == live.run("crossover", {})
+
+
+def test_runs_from_the_snapshot_alone(tmp_path):
+    """In the browser the calculators read the build's typed conf (config.snapshot): with it
+    alone, they need neither the TOML files nor cattrs (which Pyodide would compile for
+    longer than the calculators take), nor numpy."""
+    (tmp_path / config.SNAPSHOT).write_bytes(config.snapshot())
+    code = (
+        "import sys\n"
+        "for name in ('numpy', 'cattrs', 'attrs', 'attr'): sys.modules[name] = None\n"
+        "from infrabook import live\n"
+        "assert all(live.run(n, {})['ok'] for n in live.calculators())\n"
+        "print(live.run_json('recompute', '{}'))\n"
+    )
+    env = os.environ | {"INFRABOOK_CONF": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True)
+    assert json.loads(out.stdout) == live.run("recompute", {})
 
 
 def test_runs_without_numpy():

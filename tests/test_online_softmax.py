@@ -29,8 +29,8 @@ from infrabook.online_softmax import (
 
 
 def test_article_example_exactly():
-    s = config.scenarios()["online_softmax"]
-    steps = trace([Ln(w) for w in s["score_exps"]], [Fraction(v) for v in s["values"]], 1)
+    s = config.scenarios().online_softmax
+    steps = trace([Ln(w) for w in s.score_exps], [Fraction(v) for v in s.values], 1)
     first, second = steps
     assert (first.state.m, first.state.l, first.state.u) == (Ln(1), 1, 1)
     assert second.state.m == Ln(2)

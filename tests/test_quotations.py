@@ -192,7 +192,7 @@ def test_the_audit_calls_its_claims_summaries_unless_they_are_verbatim():
     po = (ROOT / "docs" / "locale" / "en" / "LC_MESSAGES" / "appendix" / "audit.po").read_text(
         encoding="utf-8"
     )
-    verbatim = all(occurs_in(c["text"], article) for c in config.claims())
+    verbatim = all(occurs_in(c.text, article) for c in config.claims())
     labelled_as_words = "原文的说法" in page or "own words" in po
     assert verbatim or not labelled_as_words
     assert "概述" in page and "summary" in po

@@ -123,8 +123,8 @@ def test_every_device_figure_has_a_source():
 
 
 def test_article_peak_is_the_rtx_pro_6000():
-    s = config.scenarios()["bucketing"]
-    assert s["peak_tflops"] == device(s["peak_device"]).bf16_dense_tflops.value
+    s = config.scenarios().bucketing
+    assert s.peak_tflops == device(s.peak_device).bf16_dense_tflops.value
 
 
 def test_unknown_device():

@@ -4,8 +4,10 @@ At build time the directive writes the calculator's form with the article's case
 and the tables :func:`infrabook.live.run` computes for it: that is the static page, complete
 without JavaScript. The page's script (``_static/live/live.js``) loads Pyodide from this site
 when the reader asks for it, unpacks the package's own wheel, which this extension builds
-from the source tree and ships beside the script, and calls the same :func:`~infrabook.live.run`
-on every change. Nothing is fetched from anywhere but the site itself.
+from the source tree and ships beside the script, with the typed conf the build read
+(:func:`infrabook.config.snapshot`, so that the browser compiles no conf reader), and calls the
+same :func:`~infrabook.live.run` on every change. Nothing is fetched from anywhere but the site
+itself.
 """
 
 from __future__ import annotations
@@ -15,17 +17,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
-from infrabook import live
+from infrabook import config, live
 from infrabook.labels import text
 
 ROOT = Path(__file__).resolve().parents[2]
 WHEEL_NAME = "infrabook-py3-none-any.whl"
+#: The typed conf, laid out for live.js to unpack into site-packages beside the wheel's files.
+CONF_NAME = "infrabook-conf.zip"
 #: What live.js fetches on first use besides the wheel: Pyodide's runtime, vendored here.
 PYODIDE = ROOT / "docs" / "_static" / "pyodide"
 PYODIDE_FILES = (
@@ -72,7 +77,7 @@ def _field_html(calc: str, f: live.Field) -> str:
 def download_mb(wheel: Path) -> str:
     """What a reader's browser downloads on first use (Pyodide and the package's wheel),
     in MB (10^6 bytes) with one decimal, from the files' sizes."""
-    files = [PYODIDE / name for name in PYODIDE_FILES] + [wheel]
+    files = [PYODIDE / name for name in PYODIDE_FILES] + [wheel, wheel.with_name(CONF_NAME)]
     return f"{sum(f.stat().st_size for f in files) / 1e6:.1f}"
 
 
@@ -141,13 +146,19 @@ _BUILT: set[Path] = set()
 
 
 def _wheel(doctreedir: str | Path) -> Path:
-    """The package's wheel, built from this tree once per build (beside the doctrees), so
-    that its size is known when the pages are written."""
+    """The package's wheel, built from this tree once per build (beside the doctrees), and
+    :data:`CONF_NAME` beside it, so that their sizes are known when the pages are written."""
     target = Path(doctreedir) / "live" / WHEEL_NAME
     if target not in _BUILT:
         _make_wheel(target)
+        _make_conf(target.with_name(CONF_NAME))
         _BUILT.add(target)
     return target
+
+
+def _make_conf(target: Path) -> None:
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+        out.writestr(f"infrabook/conf/{config.SNAPSHOT}", config.snapshot())
 
 
 def _make_wheel(target: Path) -> None:
@@ -174,12 +185,14 @@ def _make_wheel(target: Path) -> None:
 
 
 def _ship_wheel(app: Sphinx, exception: Exception | None) -> None:
-    """The wheel the pages were written with, shipped beside the page script."""
+    """The wheel and typed conf the pages were written with, shipped beside the script."""
     if exception is not None or app.builder.format != "html":
         return
     target = Path(app.outdir) / "_static" / "live" / WHEEL_NAME
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(_wheel(app.doctreedir), target)
+    wheel = _wheel(app.doctreedir)
+    shutil.copyfile(wheel, target)
+    shutil.copyfile(wheel.with_name(CONF_NAME), target.with_name(CONF_NAME))
 
 
 def setup(app: Sphinx) -> dict:

@@ -238,8 +238,8 @@ def article_attention() -> AttentionSizes:
     >>> article_attention().seq_len
     8192
     """
-    s = config.scenarios()["attention"]
-    return attention_sizes(s["seq_len"], s["head_dim"], s["dtype"], s["score_dtype"])
+    s = config.scenarios().attention
+    return attention_sizes(s.seq_len, s.head_dim, s.dtype, s.score_dtype)
 
 
 def attention_flop(seq_len: int, head_dim: int, causal: bool = False) -> int:

@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from typing import Any
 
 from infrabook import config
 from infrabook.attention_sizes import attention_sizes
@@ -104,25 +103,23 @@ def verdict(stated: str, value: float | Fraction) -> str:
 class _Case:
     """One scenario's accountings (``conf/scenarios.toml``'s shape), each computed once."""
 
-    scenario: Mapping[str, Any]
+    scenario: config.Scenarios
 
     def chain(self, quant: bool) -> Graph:
-        c = self.scenario["ffn_chain"]
-        return activation_chain(
-            c["rows"], c["cols"], c["dtype"], c["quant_dtype"] if quant else None
-        )
+        c = self.scenario.ffn_chain
+        return activation_chain(c.rows, c.cols, c.dtype, c.quant_dtype if quant else None)
 
     def account(self, quant: bool, fused: bool) -> Accounting:
         g = self.chain(quant)
         return account(g, fully_fused(g) if fused else unfused(g))
 
     def bucketing(self) -> BucketingScenario:
-        return bucketing_scenario(self.scenario["bucketing"])
+        return bucketing_scenario(self.scenario.bucketing)
 
     def softmax_steps(self) -> tuple:
-        s = self.scenario["online_softmax"]
+        s = self.scenario.online_softmax
         return tuple(
-            trace([Ln(w) for w in s["score_exps"]], [Fraction(v) for v in s["values"]], s["block"])
+            trace([Ln(Fraction(w)) for w in s.score_exps], [Fraction(v) for v in s.values], s.block)
         )
 
 
@@ -149,8 +146,8 @@ def _crossing(sc: BucketingScenario, i: int, j: int) -> Recomputed:
     )
 
 
-def _measured(claim: dict, acc: Accounting) -> Recomputed:
-    seconds = float(claim["stated"]) * 1e-6
+def _measured(claim: config.Claim, acc: Accounting) -> Recomputed:
+    seconds = float(claim.stated) * 1e-6
     v = check_bandwidth_claim(acc.traffic, seconds, acc.footprint_bytes)
     fastest = v.fastest_dram
     if fastest.dram_tb_s.value is None:
@@ -161,7 +158,7 @@ def _measured(claim: dict, acc: Accounting) -> Recomputed:
         text(
             "audit.note.measured",
             mib=f"{mib(acc.traffic):.0f}",
-            us=claim["stated"],
+            us=claim.stated,
             summary=v.summary,
             working=f"{mib(acc.footprint_bytes):.0f}",
             device=fastest.name,
@@ -171,14 +168,16 @@ def _measured(claim: dict, acc: Accounting) -> Recomputed:
     )
 
 
-def _measured_speedup(claims: Mapping[str, dict], sep: Accounting, fus: Accounting) -> Recomputed:
+def _measured_speedup(
+    claims: Mapping[str, config.Claim], sep: Accounting, fus: Accounting
+) -> Recomputed:
     before, after = claims["fusion.measured_separate_us"], claims["fusion.measured_fused_us"]
-    ratio = float(before["stated"]) / float(after["stated"])
+    ratio = float(before.stated) / float(after.stated)
     model = sep.traffic / fus.traffic
     doubtful = [
-        c["stated"] for c, acc in ((before, sep), (after, fus)) if _measured(c, acc).implausible
+        c.stated for c, acc in ((before, sep), (after, fus)) if _measured(c, acc).implausible
     ]
-    note = f"{before['stated']} / {after['stated']} = {ratio:.2f}"
+    note = f"{before.stated} / {after.stated} = {ratio:.2f}"
     if ratio > model:
         note += text("audit.note.above_model", model=f"{model:.2f}")
     return Recomputed(
@@ -188,7 +187,7 @@ def _measured_speedup(claims: Mapping[str, dict], sep: Accounting, fus: Accounti
     )
 
 
-def _useful_mfu(claim: dict, sc: BucketingScenario) -> Recomputed:
+def _useful_mfu(claim: config.Claim, sc: BucketingScenario) -> Recomputed:
     """The bucketed strategy's useful MFU (real rows only) against the article's "MFU"."""
     bucketed = sc.costs("article")[1]
     useful = bucketed.useful_mfu(sc.implied_peak_tflops("article"))
@@ -196,7 +195,7 @@ def _useful_mfu(claim: dict, sc: BucketingScenario) -> Recomputed:
         useful * 100,
         text(
             "audit.note.bucketing_mfu",
-            stated=claim["stated"],
+            stated=claim.stated,
             useful=useful,
             peak=sc.peak_tflops,
             useful_peak=bucketed.useful_mfu(sc.peak_tflops),
@@ -224,9 +223,9 @@ def _mfu_ratio(sc: BucketingScenario) -> Recomputed:
     )
 
 
-def recompute(scenario: Mapping[str, Any] | None = None) -> dict[str, Recomputed]:
+def recompute(scenario: config.Scenarios | None = None) -> dict[str, Recomputed]:
     """Every number of the article that can be recomputed, by claim id (``conf/claims.toml``),
-    for ``scenario`` (a mapping shaped like ``conf/scenarios.toml``; the article's by default).
+    for ``scenario`` (a :class:`~infrabook.config.Scenarios`; the article's by default).
 
     The one recomputation of the article: :func:`audit` judges it, :func:`section6_lines`
     formats it for ``infrabook calc`` and the chapter 6 calculator.
@@ -247,12 +246,12 @@ def _article() -> dict[str, Recomputed]:
 
 
 def _recompute(case: _Case) -> dict[str, Recomputed]:
-    claims = {c["id"]: c for c in config.claims()}
+    claims: dict[str, config.Claim] = {c.id: c for c in config.claims()}
     sep, fus = case.account(False, False), case.account(False, True)
     sep3, fus3 = case.account(True, False), case.account(True, True)
     two3 = account(case.chain(True), FUSE_FIRST_TWO)
-    a = case.scenario["attention"]
-    att = attention_sizes(a["seq_len"], a["head_dim"], a["dtype"], a["score_dtype"])
+    a = case.scenario.attention
+    att = attention_sizes(a.seq_len, a.head_dim, a.dtype, a.score_dtype)
     steps = case.softmax_steps()
     first, second, last = steps[0], steps[1], steps[-1]
     sc = case.bucketing()
@@ -302,8 +301,8 @@ def _recompute(case: _Case) -> dict[str, Recomputed]:
         "crossover.generic_specialised": _crossing(sc, 0, 2),
         "bucketing.bucketed_mfu": _useful_mfu(claims["bucketing.bucketed_mfu"], sc),
     }
-    g = case.scenario["graph_replay"]
-    counts = launch_counts(g["runs"], g["kernels_per_run"], g["fused_kernels_per_run"])
+    g = case.scenario.graph_replay
+    counts = launch_counts(g.runs, g.kernels_per_run, g.fused_kernels_per_run)
     for name, count in zip(("eager", "graph", "fused", "fused_graph"), counts, strict=True):
         out[f"launches.{name}_host"] = Recomputed(count.host_submissions)
         out[f"launches.{name}_kernels"] = Recomputed(count.kernels)
@@ -323,7 +322,7 @@ def _recompute(case: _Case) -> dict[str, Recomputed]:
     return out
 
 
-def section6_lines(scenario: Mapping[str, Any] | None = None, lang: str | None = None) -> list[str]:
+def section6_lines(scenario: config.Scenarios | None = None, lang: str | None = None) -> list[str]:
     """The article's section 6 output, line by line, formatted from :func:`recompute` of
     ``scenario`` (the article's by default), in ``lang`` (the build's language by default; the
     Chinese keeps the article's format). ``infrabook calc`` prints these lines and the chapter 6
@@ -336,9 +335,9 @@ def section6_lines(scenario: Mapping[str, Any] | None = None, lang: str | None =
     """
     s = config.scenarios() if scenario is None else scenario
     r = {key: rec.value for key, rec in recompute(scenario).items()}
-    att, sm = s["attention"], s["online_softmax"]
+    att, sm = s.attention, s.online_softmax
     g, b, p = (
-        text(f"strategy.{st.name}", lang) for st in bucketing_scenario(s["bucketing"]).strategies
+        text(f"strategy.{st.name}", lang) for st in bucketing_scenario(s.bucketing).strategies
     )
 
     def runs(key: str) -> str:
@@ -368,9 +367,9 @@ def section6_lines(scenario: Mapping[str, Any] | None = None, lang: str | None =
         text(
             "calc.attention",
             lang,
-            L=att["seq_len"],
-            d=att["head_dim"],
-            dtype=att["dtype"].upper(),
+            L=att.seq_len,
+            d=att.head_dim,
+            dtype=att.dtype.upper(),
             io=r["attention.qkvo_mib"],
             s=r["attention.s_mib"],
             gib=r["attention.intermediate_gib"],
@@ -378,8 +377,8 @@ def section6_lines(scenario: Mapping[str, Any] | None = None, lang: str | None =
         text(
             "calc.softmax",
             lang,
-            scores=",".join(str(Ln(w)) for w in sm["score_exps"]).replace("ln(2)", "ln2"),
-            values=",".join(str(v) for v in sm["values"]),
+            scores=",".join(str(Ln(Fraction(w))) for w in sm.score_exps).replace("ln(2)", "ln2"),
+            values=",".join(str(v) for v in sm.values),
             r=float(r["softmax.r"]),
             l=float(r["softmax.l"]),
             u=float(r["softmax.u"]),
@@ -411,21 +410,21 @@ def audit() -> list[AuditRow]:
     rows = []
     recomputed = recompute()
     for claim in config.claims():
-        if claim["id"] not in recomputed:
-            raise ValueError(f"claim {claim['id']!r} has no recomputation in infrabook.audit")
-        r = recomputed[claim["id"]]
+        if claim.id not in recomputed:
+            raise ValueError(f"claim {claim.id!r} has no recomputation in infrabook.audit")
+        r = recomputed[claim.id]
         # a unit that is a word (次, 行, 组) has an English one; MiB, μs, × are the same
-        unit = claim.get("unit_en", claim["unit"]) if language() == "en" else claim["unit"]
+        unit = (claim.unit_en or claim.unit) if language() == "en" else claim.unit
         rows.append(
             AuditRow(
-                id=claim["id"],
-                section=claim["section"],
-                text=pick(claim["text"], claim["text_en"]),
-                stated=claim["stated"],
+                id=claim.id,
+                section=claim.section,
+                text=pick(claim.text, claim.text_en),
+                stated=claim.stated,
                 unit=unit,
                 recomputed=r.value,
                 recomputed_unit=r.unit or unit,
-                verdict="implausible" if r.implausible else verdict(claim["stated"], r.value),
+                verdict="implausible" if r.implausible else verdict(claim.stated, r.value),
                 note=text("word.list_sep").join(
                     part
                     for part in (r.note, r.implausible)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from infrabook import config, labels
 from infrabook.checks import check_finite, check_fraction, check_positive_int
@@ -350,19 +349,22 @@ def cost_lines(
     ]
 
 
-def bucketing_scenario(s: Mapping[str, Any]) -> BucketingScenario:
-    """Example 5-12's structure from a mapping shaped like ``conf/scenarios.toml``'s
-    ``[bucketing]`` (the chapter 6 calculator passes the reader's calls and buckets).
+def bucketing_scenario(s: config.Bucketing) -> BucketingScenario:
+    """Example 5-12's structure from ``conf/scenarios.toml``'s ``[bucketing]`` (the chapter 6
+    calculator passes one with the reader's calls and buckets).
 
-    >>> bucketing_scenario(config.scenarios()["bucketing"]).buckets
+    >>> bucketing_scenario(config.scenarios().bucketing).buckets
     (512, 2048)
     """
     return BucketingScenario(
-        calls=check_calls(s["calls"]),
-        buckets=check_buckets(s["buckets"]),
-        peak_tflops=s["peak_tflops"],
-        flop_per_row=s["flop_per_row_factor"] * s["d_model"] * s["d_ff"],
-        strategies=tuple(Strategy(**st) for st in s["strategies"]),
+        calls=check_calls(s.calls),
+        buckets=check_buckets(s.buckets),
+        peak_tflops=s.peak_tflops,
+        flop_per_row=s.flop_per_row_factor * s.d_model * s.d_ff,
+        strategies=tuple(
+            Strategy(st.name, st.bucketed, st.mfu, st.prep_ms, st.article_rate_tflops)
+            for st in s.strategies
+        ),
     )
 
 
@@ -373,7 +375,7 @@ def article_bucketing() -> BucketingScenario:
     >>> sc.flop_per_row, sc.peak_tflops
     (301989888, 503.8)
     """
-    return bucketing_scenario(config.scenarios()["bucketing"])
+    return bucketing_scenario(config.scenarios().bucketing)
 
 
 def parse_calls(text: str) -> Calls:

@@ -208,8 +208,8 @@ def _cmd_audit(args: argparse.Namespace) -> Any:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with the article's case as every default."""
     s = config.scenarios()
-    chain, att, sm = s["ffn_chain"], s["attention"], s["online_softmax"]
-    gr, bk = s["graph_replay"], s["bucketing"]
+    chain, att, sm = s.ffn_chain, s.attention, s.online_softmax
+    gr, bk = s.graph_replay, s.bucketing
     dtypes = ("fp32", "fp16", "bf16")
     parser = _Parser(prog="infrabook", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -222,9 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     command("calc", _cmd_calc, "the article's section 6 recomputation")
     p = command("fusion", _cmd_fusion, "traffic and peak of every fusion plan of the chain")
-    p.add_argument("--rows", type=int, default=chain["rows"])
-    p.add_argument("--cols", type=int, default=chain["cols"])
-    p.add_argument("--dtype", choices=dtypes, default=chain["dtype"])
+    p.add_argument("--rows", type=int, default=chain.rows)
+    p.add_argument("--cols", type=int, default=chain.cols)
+    p.add_argument("--dtype", choices=dtypes, default=chain.dtype)
     p.add_argument(
         "--quant-dtype",
         choices=("int8", "fp8"),
@@ -232,26 +232,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="add the 1-byte quantisation step",
     )
     p = command("attention", _cmd_attention, "standard vs FlashAttention sizes and traffic")
-    p.add_argument("--seq-len", type=int, default=att["seq_len"])
-    p.add_argument("--head-dim", type=int, default=att["head_dim"])
-    p.add_argument("--dtype", choices=dtypes, default=att["dtype"])
-    p.add_argument("--score-dtype", choices=dtypes, default=att["score_dtype"])
-    p.add_argument("--block-q", type=int, default=att["block_q"])
-    p.add_argument("--block-k", type=int, default=att["block_k"])
+    p.add_argument("--seq-len", type=int, default=att.seq_len)
+    p.add_argument("--head-dim", type=int, default=att.head_dim)
+    p.add_argument("--dtype", choices=dtypes, default=att.dtype)
+    p.add_argument("--score-dtype", choices=dtypes, default=att.score_dtype)
+    p.add_argument("--block-q", type=int, default=att.block_q)
+    p.add_argument("--block-k", type=int, default=att.block_k)
     p.add_argument("--causal", action="store_true")
     p = command("softmax", _cmd_softmax, "online softmax traced block by block")
-    p.add_argument("--scores", default=",".join(str(math.log(w)) for w in sm["score_exps"]))
-    p.add_argument("--values", default=",".join(str(v) for v in sm["values"]))
-    p.add_argument("--block", type=int, default=sm["block"])
+    p.add_argument("--scores", default=",".join(str(math.log(w)) for w in sm.score_exps))
+    p.add_argument("--values", default=",".join(str(v) for v in sm.values))
+    p.add_argument("--block", type=int, default=sm.block)
     p = command("launches", _cmd_launches, "host submissions vs kernels executed")
-    p.add_argument("--runs", type=int, default=gr["runs"])
-    p.add_argument("--kernels-per-run", type=int, default=gr["kernels_per_run"])
-    p.add_argument("--fused-kernels-per-run", type=int, default=gr["fused_kernels_per_run"])
+    p.add_argument("--runs", type=int, default=gr.runs)
+    p.add_argument("--kernels-per-run", type=int, default=gr.kernels_per_run)
+    p.add_argument("--fused-kernels-per-run", type=int, default=gr.fused_kernels_per_run)
     p = command("buckets", _cmd_buckets, "rows, padding and time of each shape strategy")
-    p.add_argument(
-        "--rows", default=",".join(f"{r}x{n}" if n > 1 else str(r) for r, n in bk["calls"])
-    )
-    p.add_argument("--buckets", default=",".join(str(b) for b in bk["buckets"]))
+    p.add_argument("--rows", default=",".join(f"{r}x{n}" if n > 1 else str(r) for r, n in bk.calls))
+    p.add_argument("--buckets", default=",".join(str(b) for b in bk.buckets))
     p.add_argument(
         "--rates",
         choices=("article", "peak"),

@@ -1,35 +1,71 @@
-"""The one loader for ``conf/``: the article's scenarios and the hardware profiles.
+"""The one loader for ``conf/``: the article's scenarios, claims, benchmark targets and the
+hardware profiles, each file described once by the frozen dataclasses below.
 
 The files live in the repository's ``conf/`` folder and are packaged into the wheel as
-``infrabook/conf``; ``INFRABOOK_CONF`` points the loader at another folder. Every file is
-checked against its schema (``infrabook.conf_schema``) when it is first read, so a typo fails
-with one ``ConfError`` naming the file, the key and what was expected.
+``infrabook/conf``; ``INFRABOOK_CONF`` points the loader at another folder. A file is turned
+into its classes by :mod:`infrabook.conf_convert` (cattrs; why, it says) when it is first
+read: every key the code reads is declared here with its kind (:mod:`infrabook.conf_kinds`),
+so a missing key, a mistyped value or an unknown key fails with one ``ConfError`` line naming
+the file, the key and what was expected. The rules between keys (a call larger than every
+bucket, a peak device hardware.toml lacks) are :mod:`infrabook.conf_schema`'s.
+
+The live calculators read the same classes from :func:`snapshot`, which the docs build
+writes beside the TOML files in the reader's browser, so that Pyodide need not load and
+compile cattrs before the first answer.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar, cast
 
-from infrabook.conf_schema import ConfError, validate
+from infrabook.conf_kinds import (
+    Call,
+    Name,
+    NonNegative,
+    Number,
+    Numeral,
+    Positive,
+    PositiveInt,
+    UnitFraction,
+)
+from infrabook.conf_schema import ConfError, check_device, check_relations
 
 __all__ = [
+    "Attention",
+    "Bucketing",
+    "Claim",
     "ConfError",
     "Device",
+    "FfnChain",
     "Figure",
+    "GraphReplay",
+    "LiveTargets",
+    "OnlineSoftmax",
+    "Overlap",
+    "Scenarios",
+    "StandardTiles",
+    "StrategyConf",
+    "Target",
+    "Timeline",
     "bench_targets",
     "check_all",
     "claims",
     "conf_dir",
     "device",
     "devices",
+    "live_targets",
     "scenarios",
+    "snapshot",
 ]
+
+T = TypeVar("T")
 
 
 def conf_dir() -> Path:
@@ -47,8 +83,225 @@ def conf_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "conf"
 
 
+Dtype = Literal["fp32", "fp16", "bf16"]
+
+
+@dataclass(frozen=True)
+class FfnChain:
+    """Section 2 / 2.1: the FFN activation chain's shape, dtype and quantisation step."""
+
+    rows: PositiveInt
+    cols: PositiveInt
+    dtype: Dtype
+    quant_dtype: Literal["int8", "fp8"]
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Section 3: standard attention for one head, and the FlashAttention tiles."""
+
+    seq_len: PositiveInt
+    head_dim: PositiveInt
+    dtype: Dtype
+    score_dtype: Dtype
+    block_q: PositiveInt
+    block_k: PositiveInt
+
+
+@dataclass(frozen=True)
+class OnlineSoftmax:
+    """Section 3.1, example 5-6: scores (as the exponentials of them), values, block size."""
+
+    score_exps: tuple[Positive, ...]
+    values: tuple[Number, ...]
+    block: PositiveInt
+
+
+@dataclass(frozen=True)
+class GraphReplay:
+    """Section 5.1: FFN runs and kernels per run, eager and with SiLU and multiply fused."""
+
+    runs: PositiveInt
+    kernels_per_run: PositiveInt
+    fused_kernels_per_run: PositiveInt
+
+
+@dataclass(frozen=True)
+class StrategyConf:
+    """One shape strategy of example 5-12 (:class:`infrabook.bucketing.Strategy`)."""
+
+    name: Name
+    bucketed: bool
+    mfu: UnitFraction
+    prep_ms: NonNegative
+    article_rate_tflops: Positive | None = None
+
+
+@dataclass(frozen=True)
+class Bucketing:
+    """Section 5.2 / 5.3, example 5-12: the calls, the buckets and the three strategies."""
+
+    calls: tuple[Call, ...]
+    buckets: tuple[PositiveInt, ...]
+    peak_tflops: Positive
+    peak_device: Name
+    d_model: PositiveInt
+    d_ff: PositiveInt
+    flop_per_row_factor: PositiveInt
+    strategies: tuple[StrategyConf, ...]
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Section 5: one chunk's copy and compute, in μs, and how many chunks."""
+
+    chunks: PositiveInt
+    copy_us: Positive
+    compute_us: Positive
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Section 5 / 5.1: the assumed host and device times of the timelines, in μs."""
+
+    launch_us: Positive
+    graph_launch_us: Positive
+    device_gap_us: NonNegative
+    kernel_us: tuple[Positive, ...]
+    overlap: Overlap
+
+
+@dataclass(frozen=True)
+class StandardTiles:
+    """Section 3: the tiles of the standard implementation's two GEMMs."""
+
+    block_m: PositiveInt
+    block_n: PositiveInt
+
+
+@dataclass(frozen=True)
+class Scenarios:
+    """``conf/scenarios.toml``: the article's worked examples."""
+
+    ffn_chain: FfnChain
+    attention: Attention
+    online_softmax: OnlineSoftmax
+    graph_replay: GraphReplay
+    bucketing: Bucketing
+    timeline: Timeline
+    attention_standard_tiles: StandardTiles
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One numeric claim of the article, as it states it (``stated`` keeps its digits)."""
+
+    id: Name
+    section: Name
+    text: Name
+    text_en: Name
+    stated: Numeral
+    unit: str
+    unit_en: Name | None = None
+
+
+@dataclass(frozen=True)
+class _ClaimsFile:
+    claim: tuple[Claim, ...]
+
+
+@dataclass(frozen=True)
+class LiveTargets:
+    """The live calculators' targets, in milliseconds."""
+
+    first_result_ms: PositiveInt
+    update_ms: PositiveInt
+
+
+@dataclass(frozen=True)
+class Target:
+    """One benchmark target: the figure a measurement is judged against, and its case."""
+
+    id: Name
+    experiment: Name
+    threshold: Number
+    comparison: Literal[">=", "<="]
+    unit: str
+    seq_len: PositiveInt | None = None
+    head_dim: PositiveInt | None = None
+    dtype: Dtype | None = None
+    device: Name | None = None
+
+
+@dataclass(frozen=True)
+class _BenchTargetsFile:
+    live: LiveTargets
+    target: tuple[Target, ...]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One hardware figure and where it comes from; ``value`` is None when unknown."""
+
+    source: Name
+    value: Positive | None = None
+
+    def __post_init__(self) -> None:
+        # TOML writes 108 and 4.8 alike; a figure is a float either way
+        if self.value is not None:
+            object.__setattr__(self, "value", float(self.value))
+
+
+@dataclass(frozen=True)
+class Device:
+    """A device profile: dense bf16 and FP32 peaks, DRAM and L2 bandwidth, memory sizes, SMs."""
+
+    name: Name
+    bf16_dense_tflops: Figure
+    dram_tb_s: Figure
+    l2_mib: Figure
+    smem_per_sm_kib: Figure
+    sm_count: Figure
+    fp32_tflops: Figure
+    l2_tb_s: Figure
+    regs_per_sm_kib: Figure
+    dram_gb: Figure
+    #: Regular expressions for the whole name CUDA reports (less "NVIDIA ") of this GPU.
+    cuda_names: tuple[Name, ...] = ()
+    #: The profile's table name in hardware.toml (``[devices.KEY]``); the loader sets it.
+    key: str = field(default="", init=False)
+
+    @property
+    def l2_bytes(self) -> float | None:
+        """L2 size in bytes, or None when unknown."""
+        return None if self.l2_mib.value is None else self.l2_mib.value * 2**20
+
+
+@dataclass(frozen=True)
+class _HardwareFile:
+    devices: dict[str, Device]
+
+    def __post_init__(self) -> None:
+        for key, dev in self.devices.items():
+            object.__setattr__(dev, "key", key)
+
+
+#: Each conf file and the class that describes it.
+FILES: dict[str, type] = {
+    "scenarios.toml": Scenarios,
+    "claims.toml": _ClaimsFile,
+    "bench_targets.toml": _BenchTargetsFile,
+    "hardware.toml": _HardwareFile,
+}
+#: The name of :func:`snapshot`'s file in a conf folder.
+SNAPSHOT = "typed.pickle"
+
+
 @cache
-def _load(name: str, folder: Path) -> dict[str, Any]:
+def _load(name: str, cls: type[T], folder: Path) -> T:
+    saved = _saved(folder)
+    if saved is not None:
+        return cast(T, saved[name])
     path = folder / name
     try:
         with path.open("rb") as fh:
@@ -62,89 +315,73 @@ def _load(name: str, folder: Path) -> dict[str, Any]:
         raise ConfError(f"{path}: cannot be read: {err}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfError(f"{path}: expected valid TOML: {err}") from None
-    return validate(name, data, path)
+    # imported here: the live calculators read a snapshot and never need cattrs
+    from infrabook.conf_convert import structure
+
+    typed = structure(data, cls, path)
+    check_relations(typed, path)
+    return typed
 
 
-def scenarios() -> dict[str, Any]:
+@cache
+def _saved(folder: Path) -> dict[str, Any] | None:
+    path = folder / SNAPSHOT
+    if not path.is_file():
+        return None
+    with path.open("rb") as fh:
+        return cast(dict[str, Any], pickle.load(fh))
+
+
+def snapshot() -> bytes:
+    """Every conf file of :func:`conf_dir`, checked and typed, pickled: what the live
+    calculators read (as ``SNAPSHOT`` in their conf folder) instead of the TOML files.
+
+    >>> pickle.loads(snapshot())["scenarios.toml"] == scenarios()
+    True
+    """
+    check_all()
+    folder = conf_dir()
+    return pickle.dumps({name: _load(name, cls, folder) for name, cls in FILES.items()})
+
+
+def scenarios() -> Scenarios:
     """The article's worked examples from ``conf/scenarios.toml``.
 
-    >>> scenarios()["ffn_chain"]["cols"]
+    >>> scenarios().ffn_chain.cols
     12288
     """
-    data = _load("scenarios.toml", conf_dir())
-    peak_device = data["bucketing"]["peak_device"]
-    known = _load("hardware.toml", conf_dir())["devices"]
-    if peak_device not in known:
-        raise ConfError(
-            f"{conf_dir() / 'scenarios.toml'}: bucketing.peak_device: expected a "
-            f"device of hardware.toml ({', '.join(known)}), got {peak_device!r}"
-        )
+    folder = conf_dir()
+    data = _load("scenarios.toml", Scenarios, folder)
+    check_device(data.bucketing.peak_device, devices(), folder / "scenarios.toml")
     return data
 
 
-def claims() -> list[dict[str, Any]]:
+def claims() -> tuple[Claim, ...]:
     """The article's numeric claims from ``conf/claims.toml``, in the article's order.
 
-    >>> claims()[0]["id"]
+    >>> claims()[0].id
     'fusion.tensor_mib'
     """
-    return _load("claims.toml", conf_dir())["claim"]
+    return _load("claims.toml", _ClaimsFile, conf_dir()).claim
 
 
-def bench_targets() -> dict[str, dict[str, Any]]:
+def bench_targets() -> dict[str, Target]:
     """The benchmark targets of ``conf/bench_targets.toml``, keyed by id.
 
     >>> t = bench_targets()["cpu_fused_speedup"]
-    >>> t["comparison"], t["threshold"]
+    >>> t.comparison, t.threshold
     ('>=', 1.6)
     """
-    return {t["id"]: t for t in _load("bench_targets.toml", conf_dir())["target"]}
+    return {t.id: t for t in _load("bench_targets.toml", _BenchTargetsFile, conf_dir()).target}
 
 
-def live_targets() -> dict[str, int]:
+def live_targets() -> LiveTargets:
     """The live calculators' targets of ``conf/bench_targets.toml`` [live], in milliseconds.
 
     >>> live_targets()
-    {'first_result_ms': 3000, 'update_ms': 50}
+    LiveTargets(first_result_ms=3000, update_ms=50)
     """
-    return dict(_load("bench_targets.toml", conf_dir())["live"])
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One hardware figure and where it comes from; ``value`` is None when unknown."""
-
-    value: float | None
-    source: str
-
-
-@dataclass(frozen=True)
-class Device:
-    """A device profile: dense bf16 and FP32 peaks, DRAM and L2 bandwidth, memory sizes, SMs."""
-
-    key: str
-    name: str
-    bf16_dense_tflops: Figure
-    dram_tb_s: Figure
-    l2_mib: Figure
-    smem_per_sm_kib: Figure
-    sm_count: Figure
-    fp32_tflops: Figure
-    l2_tb_s: Figure
-    regs_per_sm_kib: Figure
-    dram_gb: Figure
-    #: Regular expressions for the whole name CUDA reports (less "NVIDIA ") of this GPU.
-    cuda_names: tuple[str, ...] = ()
-
-    @property
-    def l2_bytes(self) -> float | None:
-        """L2 size in bytes, or None when unknown."""
-        return None if self.l2_mib.value is None else self.l2_mib.value * 2**20
-
-
-def _figure(entry: dict[str, Any]) -> Figure:
-    value = entry.get("value")
-    return Figure(None if value is None else float(value), entry["source"])
+    return _load("bench_targets.toml", _BenchTargetsFile, conf_dir()).live
 
 
 def devices() -> dict[str, Device]:
@@ -155,29 +392,7 @@ def devices() -> dict[str, Device]:
     >>> devices()["rtx_pro_6000"].bf16_dense_tflops.value
     503.8
     """
-    raw = _load("hardware.toml", conf_dir())["devices"]
-    return {
-        key: Device(
-            key=key,
-            name=d["name"],
-            cuda_names=tuple(d.get("cuda_names", ())),
-            **{
-                f: _figure(d[f])
-                for f in (
-                    "bf16_dense_tflops",
-                    "dram_tb_s",
-                    "l2_mib",
-                    "smem_per_sm_kib",
-                    "sm_count",
-                    "fp32_tflops",
-                    "l2_tb_s",
-                    "regs_per_sm_kib",
-                    "dram_gb",
-                )
-            },
-        )
-        for key, d in raw.items()
-    }
+    return _load("hardware.toml", _HardwareFile, conf_dir()).devices
 
 
 def check_all() -> None:

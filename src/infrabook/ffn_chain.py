@@ -59,7 +59,5 @@ def article_chain(with_quant: bool = False) -> Graph:
     >>> article_chain().tensor("G").shape
     (1024, 12288)
     """
-    s = config.scenarios()["ffn_chain"]
-    return activation_chain(
-        s["rows"], s["cols"], s["dtype"], s["quant_dtype"] if with_quant else None
-    )
+    s = config.scenarios().ffn_chain
+    return activation_chain(s.rows, s.cols, s.dtype, s.quant_dtype if with_quant else None)

@@ -104,8 +104,8 @@ def article_launch_counts() -> tuple[LaunchCount, ...]:
     >>> article_launch_counts()[1].host_submissions
     3
     """
-    s = config.scenarios()["graph_replay"]
-    return launch_counts(s["runs"], s["kernels_per_run"], s["fused_kernels_per_run"])
+    s = config.scenarios().graph_replay
+    return launch_counts(s.runs, s.kernels_per_run, s.fused_kernels_per_run)
 
 
 @dataclass(frozen=True)
@@ -258,16 +258,12 @@ def article_timelines() -> tuple[Timeline, Timeline]:
     >>> len(eager.lane("host")), len(graph.lane("host"))
     (18, 3)
     """
-    runs = config.scenarios()["graph_replay"]
-    t = config.scenarios()["timeline"]
-    if len(t["kernel_us"]) != runs["kernels_per_run"]:
-        raise ValueError(
-            f"timeline.kernel_us lists {len(t['kernel_us'])} kernels but graph_replay."
-            f"kernels_per_run is {runs['kernels_per_run']}: one duration per kernel expected"
-        )
+    # conf_schema checks that kernel_us has one duration per kernel of graph_replay
+    runs = config.scenarios().graph_replay
+    t = config.scenarios().timeline
     return (
-        eager_timeline(t["kernel_us"], runs["runs"], t["launch_us"], t["device_gap_us"]),
-        graph_timeline(t["kernel_us"], runs["runs"], t["graph_launch_us"], t["device_gap_us"]),
+        eager_timeline(t.kernel_us, runs.runs, t.launch_us, t.device_gap_us),
+        graph_timeline(t.kernel_us, runs.runs, t.graph_launch_us, t.device_gap_us),
     )
 
 
@@ -278,9 +274,8 @@ def article_overlap() -> tuple[Timeline, Timeline]:
     >>> serial.makespan_us, overlapped.makespan_us
     (200.0, 140.0)
     """
-    o = config.scenarios()["timeline"]["overlap"]
+    o = config.scenarios().timeline.overlap
     serial, overlapped = (
-        overlap_timeline(o["chunks"], o["copy_us"], o["compute_us"], overlap=flag)
-        for flag in (False, True)
+        overlap_timeline(o.chunks, o.copy_us, o.compute_us, overlap=flag) for flag in (False, True)
     )
     return serial, overlapped

@@ -342,25 +342,21 @@ def crossing_tables(lines: Sequence[Line]) -> list[Table]:
 
 def _recompute(v: dict[str, Any]) -> list[Table]:
     s = config.scenarios()
-    scenario = {
-        **s,
-        "ffn_chain": {
-            **s["ffn_chain"],
-            **{k: v[k] for k in ("rows", "cols", "dtype", "quant_dtype")},
-        },
-        "attention": {
-            **s["attention"],
-            **{k: v[k] for k in ("seq_len", "head_dim", "dtype", "score_dtype")},
-        },
-        "bucketing": {**s["bucketing"], "calls": v["calls"], "buckets": v["buckets"]},
-    }
+    chain = {k: v[k] for k in ("rows", "cols", "dtype", "quant_dtype")}
+    att = {k: v[k] for k in ("seq_len", "head_dim", "dtype", "score_dtype")}
+    scenario = replace(
+        s,
+        ffn_chain=replace(s.ffn_chain, **chain),
+        attention=replace(s.attention, **att),
+        bucketing=replace(s.bucketing, calls=v["calls"], buckets=v["buckets"]),
+    )
     rows = tuple(tuple(line.split(": ", 1)) for line in section6_lines(scenario))
     return [Table((text("live.col.item"), text("live.col.result")), rows)]
 
 
 def _calculators() -> dict[str, Calculator]:
     s = config.scenarios()
-    chain, att, sm = s["ffn_chain"], s["attention"], s["online_softmax"]
+    chain, att, sm = s.ffn_chain, s.attention, s.online_softmax
     article = article_bucketing()
     by_name = {c.strategy.name: c for c in article.costs("article")}
     big = 1 << 20
@@ -375,14 +371,14 @@ def _calculators() -> dict[str, Calculator]:
         n: Field(f"run_{n}", "float", number_text(shown_ms(by_name[n].time_ms)), 1e-6, 1e9)
         for n in by_name
     }
-    calls = ",".join(f"{r}x{n}" if n > 1 else str(r) for r, n in s["bucketing"]["calls"])
+    calls = ",".join(f"{r}x{n}" if n > 1 else str(r) for r, n in s.bucketing.calls)
     # Fields that several calculators share, defined once.
-    rows = Field("rows", "int", str(chain["rows"]), 1, big)
-    cols = Field("cols", "int", str(chain["cols"]), 1, big)
-    chain_dtype = Field("dtype", "choice", chain["dtype"], choices=_DTYPES)
-    seq_len = Field("seq_len", "int", str(att["seq_len"]), 1, big)
-    head_dim = Field("head_dim", "int", str(att["head_dim"]), 1, 1024)
-    score_dtype = Field("score_dtype", "choice", att["score_dtype"], choices=_DTYPES)
+    rows = Field("rows", "int", str(chain.rows), 1, big)
+    cols = Field("cols", "int", str(chain.cols), 1, big)
+    chain_dtype = Field("dtype", "choice", chain.dtype, choices=_DTYPES)
+    seq_len = Field("seq_len", "int", str(att.seq_len), 1, big)
+    head_dim = Field("head_dim", "int", str(att.head_dim), 1, 1024)
+    score_dtype = Field("score_dtype", "choice", att.score_dtype, choices=_DTYPES)
     call_rows = Field("calls", "calls", calls, 1, big, max_items=32)
     bucket_sizes = Field(
         "buckets", "ints", ",".join(str(b) for b in article.buckets), 1, big, max_items=16
@@ -403,10 +399,10 @@ def _calculators() -> dict[str, Calculator]:
             (
                 seq_len,
                 head_dim,
-                Field("dtype", "choice", att["dtype"], choices=_DTYPES),
+                Field("dtype", "choice", att.dtype, choices=_DTYPES),
                 score_dtype,
-                Field("block_q", "int", str(att["block_q"]), 16, 4096),
-                Field("block_k", "int", str(att["block_k"]), 16, 4096),
+                Field("block_q", "int", str(att.block_q), 16, 4096),
+                Field("block_k", "int", str(att.block_k), 16, 4096),
                 Field("causal", "bool", "false"),
             ),
             _attention,
@@ -417,12 +413,12 @@ def _calculators() -> dict[str, Calculator]:
                 Field(
                     "scores",
                     "floats",
-                    ", ".join(number_text(math.log(w), ".17g") for w in sm["score_exps"]),
+                    ", ".join(number_text(math.log(w), ".17g") for w in sm.score_exps),
                     -1e6,
                     1e6,
                 ),
-                Field("values", "floats", ", ".join(str(x) for x in sm["values"]), -1e6, 1e6),
-                Field("block", "int", str(sm["block"]), 1, 32),
+                Field("values", "floats", ", ".join(str(x) for x in sm.values), -1e6, 1e6),
+                Field("block", "int", str(sm.block), 1, 32),
             ),
             _softmax,
         ),
@@ -452,7 +448,7 @@ def _calculators() -> dict[str, Calculator]:
                 rows,
                 cols,
                 chain_dtype,
-                Field("quant_dtype", "choice", chain["quant_dtype"], choices=("int8", "fp8")),
+                Field("quant_dtype", "choice", chain.quant_dtype, choices=("int8", "fp8")),
                 seq_len,
                 head_dim,
                 score_dtype,

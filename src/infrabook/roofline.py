@@ -277,12 +277,10 @@ def article_workloads(gemm_rows: tuple[int, ...] = (256, 512, 2048)) -> list[Wor
     ['fp32', 'fp32', 'bf16', 'bf16', 'bf16', 'bf16', 'bf16', 'bf16']
     """
     s = scenarios()
-    ffn, att, bk = s["ffn_chain"], s["attention"], s["bucketing"]
+    ffn, att, bk = s.ffn_chain, s.attention, s.bucketing
     return [
-        *silu_chain_workloads(ffn["rows"], ffn["cols"], ffn["dtype"]),
-        *attention_workloads(
-            att["seq_len"], att["head_dim"], att["dtype"], att["score_dtype"], att["block_q"]
-        ),
-        flash_l2_workload(att["seq_len"], att["head_dim"], att["dtype"]),
-        *(gemm_workload(m, bk["d_model"], bk["d_ff"], ffn["dtype"]) for m in gemm_rows),
+        *silu_chain_workloads(ffn.rows, ffn.cols, ffn.dtype),
+        *attention_workloads(att.seq_len, att.head_dim, att.dtype, att.score_dtype, att.block_q),
+        flash_l2_workload(att.seq_len, att.head_dim, att.dtype),
+        *(gemm_workload(m, bk.d_model, bk.d_ff, ffn.dtype) for m in gemm_rows),
     ]

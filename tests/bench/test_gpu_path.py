@@ -350,7 +350,7 @@ def test_fewer_host_launches_than_kernels_without_a_graph_is_flagged(dry, caplog
 
 
 def test_quick_flash_keeps_the_targets_length():
-    want = config.bench_targets()["gpu_flash_vs_sdpa_8192"]["seq_len"]
+    want = config.bench_targets()["gpu_flash_vs_sdpa_8192"].seq_len
     assert want in get("gpu_flash").quick["seq_lens"]
     assert want in get("gpu_flash").full["seq_lens"]
 

@@ -2,8 +2,9 @@
 // (live-check.js, a classic script, handles the pages where this module cannot run.)
 //
 // Nothing loads until the reader asks (the button, or editing an input). Then Pyodide comes
-// from this site's _static/pyodide/, the package's wheel from _static/live/, and every change
-// of an input calls infrabook.live.run_json with the form's values. Errors are the package's
+// from this site's _static/pyodide/, the package's wheel and its typed conf (the build's
+// infrabook.config.snapshot) from _static/live/, and every change of an input calls
+// infrabook.live.run_json with the form's values. Errors are the package's
 // own messages, every one of them, each beside the field it names; while any input is invalid
 // the last valid tables stay, dimmed and marked stale (data-stale). Timings are kept on the
 // element (data-first-ms, data-update-ms) for the site's browser check and its benchmark.
@@ -17,11 +18,13 @@ function boot() {
     booting = (async () => {
       const { loadPyodide } = await import(new URL("pyodide.mjs", pyodideBase).href);
       const py = await loadPyodide({ indexURL: pyodideBase.href });
-      const response = await fetch(new URL("infrabook-py3-none-any.whl", here));
-      if (!response.ok) throw new Error(`wheel: HTTP ${response.status}`);
-      const wheel = await response.arrayBuffer();
       const site = py.runPython("import site; site.getsitepackages()[0]");
-      py.unpackArchive(wheel, "wheel", { extractDir: site });
+      const archives = ["infrabook-py3-none-any.whl", "infrabook-conf.zip"];
+      const responses = await Promise.all(archives.map((a) => fetch(new URL(a, here))));
+      for (const [i, response] of responses.entries()) {
+        if (!response.ok) throw new Error(`${archives[i]}: HTTP ${response.status}`);
+        py.unpackArchive(await response.arrayBuffer(), "zip", { extractDir: site });
+      }
       // The package answers in the edition's language (infrabook.labels reads this).
       const lang = document.documentElement.lang.startsWith("en") ? "en" : "zh";
       py.runPython(`import os; os.environ["INFRABOOK_LANG"] = "${lang}"`);

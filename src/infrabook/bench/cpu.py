@@ -41,7 +41,7 @@ from infrabook.units import MiB
 #: The fused expression numexpr evaluates: silu(g) * u written out.
 NUMEXPR_EXPR = "g / (1 + exp(-g)) * u"
 
-_CHAIN = config.scenarios()["ffn_chain"]
+_CHAIN = config.scenarios().ffn_chain
 
 
 def _timed(params: dict[str, Any], *clauses: str) -> str:
@@ -179,8 +179,8 @@ def _compiled(
     "fusion",
     "cpu",
     FusionResults,
-    full={"rows": _CHAIN["rows"], "cols": _CHAIN["cols"], "reps": 15, "warmup": 2},
-    quick={"rows": _CHAIN["rows"] // 4, "cols": _CHAIN["cols"] // 3, "reps": 5, "warmup": 1},
+    full={"rows": _CHAIN.rows, "cols": _CHAIN.cols, "reps": 15, "warmup": 2},
+    quick={"rows": _CHAIN.rows // 4, "cols": _CHAIN.cols // 3, "reps": 5, "warmup": 1},
 )
 def fusion(
     rows: int, cols: int, reps: int, *, warmup: int, compiled: bool = True, flush: bool = True
@@ -309,9 +309,9 @@ def attention_memory(
     (:func:`infrabook.attention_sizes.attention_sizes`): S + P + O for naive; for blockwise
     O plus one tile's scores and two query-tile-sized buffers.
     """
-    conf = config.scenarios()["attention"]
-    bq = conf["block_q"] if block_q is None else check_positive_int("block_q", block_q)
-    bk = conf["block_k"] if block_k is None else check_positive_int("block_k", block_k)
+    conf = config.scenarios().attention
+    bq = conf.block_q if block_q is None else check_positive_int("block_q", block_q)
+    bk = conf.block_k if block_k is None else check_positive_int("block_k", block_k)
     rng, per_len = np.random.default_rng(0), []
     for n in check_sizes("seq_lens", seq_lens):
         log.info("attention_memory: L=%d, d=%d: naive, then blockwise ...", n, head_dim)
@@ -368,7 +368,7 @@ def launches(
     """Operator dispatches of ``runs`` FFN runs (the article's, ``conf/scenarios.toml``
     [graph_replay], by default), eager against fused, as counted by
     :class:`infrabook.bench.dispatch.DispatchCounter`."""
-    default = config.scenarios()["graph_replay"]["runs"]
+    default = config.scenarios().graph_replay.runs
     runs = check_positive_int("runs", default if runs is None else runs)
     log.info("launches: counting dispatches of %d FFN runs, eager and fused ...", runs)
     ffn = FFN(rows, d_model, d_ff)
@@ -552,9 +552,9 @@ def shapes(
     sweep = {str(r): partial(torch.mm, xs[r], w, out=torch.empty(r, n)) for r in rows}
     sweep_t = time_interleaved(sweep, warmup=warmup, reps=reps)
 
-    conf = config.scenarios()["bucketing"]
-    calls = bucketing.check_calls([[max(1, r // scale), c] for r, c in conf["calls"]])
-    buckets = bucketing.check_buckets([max(1, b // scale) for b in conf["buckets"]])
+    conf = config.scenarios().bucketing
+    calls = bucketing.check_calls([[max(1, r // scale), c] for r, c in conf.calls])
+    buckets = bucketing.check_buckets([max(1, b // scale) for b in conf.buckets])
     sequence = [r for r, c in calls for _ in range(c)]
     inputs = {r: torch.randn(r, k, generator=gen) for r, _ in calls}
     padded = {b: torch.zeros(b, k) for b in buckets}

@@ -45,7 +45,7 @@ RUNTIME_LAUNCH_APIS = frozenset(
 LAUNCH_APIS = RUNTIME_LAUNCH_APIS | {"cuLaunchKernel", "cuLaunchKernelEx"}
 GRAPH_APIS = frozenset({"cudaGraphLaunch", "cuGraphLaunch"})
 
-_CHAIN = config.scenarios()["ffn_chain"]
+_CHAIN = config.scenarios().ffn_chain
 
 Timer = Callable[[Callable[[], object]], Timing]
 
@@ -335,7 +335,7 @@ class SwigluResults(Results):
         return [table(text("bench.swiglu.table"), keys, rows)]
 
 
-_SWIGLU_SHAPES = [(_CHAIN["rows"], _CHAIN["cols"]), (_CHAIN["rows"] // 4, _CHAIN["cols"])]
+_SWIGLU_SHAPES = [(_CHAIN.rows, _CHAIN.cols), (_CHAIN.rows // 4, _CHAIN.cols)]
 
 
 @experiment(
@@ -577,7 +577,7 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
     """
     from infrabook.kernels import swiglu
 
-    runs = config.scenarios()["graph_replay"]["runs"]
+    runs = config.scenarios().graph_replay.runs
     ffn = FFN(rows, d_model, d_ff, dtype=torch.bfloat16, device=rig.device)
     eager, fused = partial(ffn, ffn.x, fused=False), partial(ffn, ffn.x, fused=True, swiglu=swiglu)
     log.info("gpu_graphs: capturing graphs ...")
@@ -636,7 +636,7 @@ class PersistentResults(Results):
         return [table(title, "variant programs tiles median_us gb_s bitwise_equal", rows)]
 
 
-_SHAPE = {"shape": (_CHAIN["rows"], _CHAIN["cols"])}
+_SHAPE = {"shape": (_CHAIN.rows, _CHAIN.cols)}
 
 
 @experiment("gpu_persistent", "cuda", PersistentResults, full=_SHAPE, quick=_SHAPE, limit_s=45)

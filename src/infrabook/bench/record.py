@@ -101,7 +101,7 @@ class Target:
     def at_seq_len(cls, id: str, rows: Sequence[Any], measure: Callable[[Any], float]) -> Target:
         """The target ``id`` judged on the row whose ``seq_len`` is the target's (not
         measured when no row has it)."""
-        want = config.bench_targets()[id]["seq_len"]
+        want = config.bench_targets()[id].seq_len
         row = next((r for r in rows if r.seq_len == want), None)
         return cls(id, None if row is None else measure(row))
 
@@ -111,13 +111,13 @@ class Target:
         m, goal = self.measured, config.bench_targets()[self.id]
         if m is None:
             return None
-        return m >= goal["threshold"] if goal["comparison"] == ">=" else m <= goal["threshold"]
+        return m >= goal.threshold if goal.comparison == ">=" else m <= goal.threshold
 
     @property
     def margin(self) -> float | None:
         """Measured minus threshold."""
         goal = config.bench_targets()[self.id]
-        return None if self.measured is None else self.measured - goal["threshold"]
+        return None if self.measured is None else self.measured - goal.threshold
 
 
 @dataclass(frozen=True)

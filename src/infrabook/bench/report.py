@@ -146,10 +146,10 @@ def targets(device: str | None = None, *, folder: Folder = None) -> Display:
                 judged.setdefault(t.id, []).append((name, t))
     rows: list[tuple[Any, ...]] = []
     for goal in config.bench_targets().values():
-        unit, title = goal["unit"], get(goal["experiment"]).title
-        threshold = f"{goal['comparison']} {number_text(goal['threshold'])}{unit}"
-        row = (title, text(f"bench.target.{goal['id']}"), threshold)
-        for name, t in judged.get(goal["id"]) or [("—", None)]:
+        unit, title = goal.unit, get(goal.experiment).title
+        threshold = f"{goal.comparison} {number_text(goal.threshold)}{unit}"
+        row = (title, text(f"bench.target.{goal.id}"), threshold)
+        for name, t in judged.get(goal.id) or [("—", None)]:
             if t is None or t.measured is None:
                 rows.append((name, *row, None, text(_VERDICT[None]), None))
             else:
