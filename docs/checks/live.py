@@ -16,7 +16,7 @@ Playwright, which never downloads a browser) over every page with a calculator:
 With ``--record FILE`` it also writes the timings (first result after the click, and the
 median time of an update) with the browser, commit and date: a benchmark, not a test.
 
-    python docs/check_live.py docs/_build/html [--record docs/_data/live.json]
+    python -m docs.checks.live docs/_build/html [--record docs/_data/live.json]
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
-from check_browser import CHROMIUM_FLAGS, has_chromium, serve_edition
 from playwright.sync_api import Page, sync_playwright
 
 from infrabook import live
+
+from .browser import CHROMIUM_FLAGS, has_chromium, serve_edition
 
 CHROMIUM = "/usr/bin/chromium"
 BOOT_TIMEOUT_MS = 120_000
