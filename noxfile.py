@@ -57,7 +57,7 @@ def docs(session: nox.Session) -> None:
     if "fresh" in session.posargs:
         session.run("python", "-c", "import shutil; shutil.rmtree('docs/_build', True)")
     chosen = [e for e in EDITIONS if e in session.posargs] or list(EDITIONS)
-    session.run("python", "docs/check_translations.py")
+    session.run("python", "-m", "docs.checks.translations")
     for edition in chosen:
         language, html, doctrees = EDITIONS[edition]
         # The doctree cache lives beside the HTML, not in it, so it is never published.
@@ -65,17 +65,17 @@ def docs(session: nox.Session) -> None:
             "sphinx-build", "-W", "--keep-going", "-n", "-b", "html",
             "-D", f"language={language}", "-d", doctrees, "docs", html,
         )  # fmt: skip
-        session.run("python", "docs/check_executed.py", "docs", str(Path(doctrees).parent))
-    session.run("python", "docs/check_links.py", "docs/_build/html")
+        session.run("python", "-m", "docs.checks.executed", "docs", str(Path(doctrees).parent))
+    session.run("python", "-m", "docs.checks.links", "docs/_build/html")
     if len(chosen) == len(EDITIONS):
-        session.run("python", "docs/check_editions.py", "docs/_build/html")
+        session.run("python", "-m", "docs.checks.editions", "docs/_build/html")
 
 
 @nox.session
 def catalogues(session: nox.Session) -> None:
     """Extract the pages' prose (gettext) and update the English catalogues in
     docs/locale: new messages come in empty, changed ones are marked fuzzy, and
-    ``docs/check_translations.py`` (run by ``docs``) fails until they are translated."""
+    ``docs.checks.translations`` (run by ``docs``) fails until they are translated."""
     session.install(*CONSTRAINTS, "-e", ".[kernels,docs]")
     session.run("sphinx-build", "-q", "-b", "gettext", "docs", "docs/_build/gettext")
     session.run(
@@ -85,12 +85,12 @@ def catalogues(session: nox.Session) -> None:
 
 @nox.session
 def browser(session: nox.Session) -> None:
-    """Serve the built site on 127.0.0.1 and check every page in headless Chromium: that it
-    works (check_browser.py), that it is accessible (check_a11y.py: axe-core in both colour
-    schemes at 390 and 1280 px, the keyboard path, the phone drawer), and that the heaviest
-    page's first load stays within budget (measure_weight.py, writing its record to the
-    session's temporary folder; run it by hand to update ``docs/_data/weight.json``), and
-    that the live calculators compute what ``infrabook.live`` computes (check_live.py). Both
+    """Serve the built site on 127.0.0.1 and check every page in headless Chromium, with the
+    checks in ``docs/checks/``: that it works (``browser``), that it is accessible (``a11y``:
+    axe-core in both colour schemes at 390 and 1280 px, the keyboard path, the phone drawer),
+    and that the heaviest page's first load stays within budget (``weight``, writing its record
+    to the session's temporary folder; run it by hand to update ``docs/_data/weight.json``), and
+    that the live calculators compute what ``infrabook.live`` computes (``live``). Both
     editions: the English one (``docs/_build/html/en``) with English searches and words.
 
     Needs Debian's chromium (``apt-get install chromium``); Playwright drives it and never
@@ -98,26 +98,26 @@ def browser(session: nox.Session) -> None:
     and ``nox -s pdf`` first (every page links the PDFs, and the check follows the links).
     """
     session.install("playwright>=1.40", "axe-playwright-python>=0.1.8")
-    # check_live compares the page's tables with infrabook.live, which reads conf/ through
+    # docs.checks.live compares the page's tables with infrabook.live, which reads conf/ through
     # cattrs here (the browser reads the build's snapshot instead); numpy comes along unused.
     session.install(*CONSTRAINTS, "-e", ".")
-    session.run("python", "docs/check_browser.py", "docs/_build/html", *session.posargs)
-    session.run("python", "docs/check_live.py", "docs/_build/html")
-    session.run("python", "docs/check_a11y.py", "docs/_build/html", *session.posargs)
+    session.run("python", "-m", "docs.checks.browser", "docs/_build/html", *session.posargs)
+    session.run("python", "-m", "docs.checks.live", "docs/_build/html")
+    session.run("python", "-m", "docs.checks.a11y", "docs/_build/html", *session.posargs)
     # The English edition: the same walk, each width and each colour scheme once (its layout
     # is the Chinese one's, with other words); its calculators are checked in English; axe
     # on the front page and the chapters with the most tables, figures and calculators (the
     # markup is the Chinese edition's, checked on every page above; CI has 20 minutes).
     en = "docs/_build/html/en"
-    session.run("python", "docs/check_browser.py", en, "--modes", "390 light,1280 dark")
-    session.run("python", "docs/check_live.py", en, env={"INFRABOOK_LANG": "en"})
+    session.run("python", "-m", "docs.checks.browser", en, "--modes", "390 light,1280 dark")
+    session.run("python", "-m", "docs.checks.live", en, env={"INFRABOOK_LANG": "en"})
     session.run(
-        "python", "docs/check_a11y.py", en, "--pages", "index.html", "chapters/02-*",
+        "python", "-m", "docs.checks.a11y", en, "--pages", "index.html", "chapters/02-*",
         "chapters/05-2-*", "appendix/glossary.html",
     )  # fmt: skip
     weight = f"{session.create_tmp()}/weight.json"
     session.run(
-        "python", "docs/measure_weight.py", "docs/_build/html", "--out", weight, *session.posargs
+        "python", "-m", "docs.checks.weight", "docs/_build/html", "--out", weight, *session.posargs
     )
 
 
@@ -125,7 +125,7 @@ def browser(session: nox.Session) -> None:
 def pdf(session: nox.Session) -> None:
     """The book to take away: ``infrabook-zh.pdf`` and ``infrabook-en.pdf``, written into the
     built site (``docs/_build/html`` and ``docs/_build/html/en``), then checked
-    (``docs/check_pdf.py``). Run ``nox -s docs`` first: each edition is built again as one
+    (``docs.checks.pdf``). Run ``nox -s docs`` first: each edition is built again as one
     page (``singlehtml``) from the HTML build's doctrees, nothing executed a second time,
     and printed by Debian's headless Chromium through Playwright (see ``docs/pdf/build.py``).
     Pass ``-- zh`` or ``-- en`` for one edition. ``INFRABOOK_CHROMIUM`` names another
@@ -149,8 +149,8 @@ def pdf(session: nox.Session) -> None:
         language, html, doctrees = EDITIONS[edition]
         session.run("python", "docs/pdf/build.py", edition, language, html, doctrees)
     pdfs = [f"{EDITIONS[e][1]}/infrabook-{e}.pdf" for e in chosen]
-    session.run("python", "docs/check_pdf.py", *pdfs)
-    session.run("python", "docs/check_links.py", "docs/_build/html", "--with-pdf")
+    session.run("python", "-m", "docs.checks.pdf", *pdfs)
+    session.run("python", "-m", "docs.checks.links", "docs/_build/html", "--with-pdf")
 
 
 @nox.session

@@ -6,13 +6,10 @@ they are missing the test is skipped, as the browser checks themselves cannot ru
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 CHROMIUM = Path("/usr/bin/chromium")
 
 pytest.importorskip("playwright")
@@ -38,13 +35,8 @@ def site(tmp_path_factory):
     answer toggle has a name (named.html) and one where it has none (nameless.html)."""
     from playwright.sync_api import sync_playwright
 
-    sys.path.insert(0, str(DOCS))  # check_a11y imports check_browser beside it
-    try:
-        spec = importlib.util.spec_from_file_location("check_a11y", DOCS / "check_a11y.py")
-        check = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(check)
-    finally:
-        sys.path.remove(str(DOCS))
+    from docs.checks import a11y as check
+
     root = tmp_path_factory.mktemp("site")
     (root / "named.html").write_text(PAGE.format(name="另一个答案"), encoding="utf-8")
     (root / "nameless.html").write_text(PAGE.format(name=""), encoding="utf-8")

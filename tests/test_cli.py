@@ -69,7 +69,11 @@ def test_defaults_are_the_articles_case(capsys):
         (["attention", "--seq-len", "0"], "seq_len must be a positive integer, got 0"),
         (["softmax", "--scores", "0,nan", "--values", "1,2"], "scores must be finite"),
         (["softmax", "--scores", "0,inf", "--values", "1,2"], "scores must be finite"),
-        (["softmax", "--scores", "0,1", "--values", "1"], "same length"),
+        # the live calculator's message, in the reader's language: one check for both
+        (
+            ["softmax", "--scores", "0,1", "--values", "1"],
+            text("live.error.same_length", scores=2, values=1),
+        ),
         (["softmax", "--scores", "a,b"], "expected comma-separated numbers"),
         (["launches", "--runs", "-1"], "runs must be a positive integer, got -1"),
         (["buckets", "--rows", "4096"], "超过了最大的桶（2048）"),
@@ -112,7 +116,7 @@ def test_console_script_and_module_entry_point():
 # (audit claim ids, strategy names in --mfu), and the article's own Latin terms.
 _LATIN_OK = {
     "MiB", "GiB", "TFLOP", "ms", "MFU", "FlashAttention", "CUDA", "Graph", "softmax", "kernel",
-    "silu", "mul", "mfu", "generic", "bucketed", "specialised", "BF16", "QKV", "ln2", "μs",
+    "silu", "SiLU", "mul", "mfu", "generic", "bucketed", "specialised", "BF16", "QKV", "ln2", "μs",
     "vs",  # the article's own section 6 writes "分开 72 MiB vs 全融合 60 MiB"
     "TB",  # TB/s
     "NVIDIA", "B200", "HGX", "RTX", "PRO", "Blackwell", "DRAM", "L2", "PaLM",  # proper names

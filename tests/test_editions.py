@@ -13,6 +13,8 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
+from docs.checks import editions, translations
+
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
@@ -98,10 +100,7 @@ def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(
     assert got.stderr.count("untranslated") == 1
 
 
-def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(
-    docs_script, tmp_path
-):
-    check = docs_script("check_translations")
+def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(tmp_path):
     catalog = Catalog(locale="en")
     catalog.add("好的 {glue:text}`a`", "fine {glue:text}`a`")
     catalog.add("空的", "")
@@ -113,13 +112,13 @@ def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(
     po.parent.mkdir(parents=True)
     with po.open("wb") as f:
         write_po(f, catalog)
-    found = "\n".join(check.problems(tmp_path))
+    found = "\n".join(translations.problems(tmp_path))
     assert "untranslated '空的'" in found
     assert "fuzzy '模糊的'" in found
     assert "lost ['glue:text:b']" in found
     assert "Chinese outside {zh}: ['中文']" in found
     assert "好的" not in found and "可以的" not in found
-    assert len(check.problems(tmp_path)) == 4
+    assert len(translations.problems(tmp_path)) == 4
 
 
 def _site(root: Path, zh_body: str, en_body: str, switch_en: str = "../page.html") -> None:
@@ -134,8 +133,7 @@ def _site(root: Path, zh_body: str, en_body: str, switch_en: str = "../page.html
     )
 
 
-def test_edition_check_passes_a_faithful_translation(docs_script, tmp_path):
-    check = docs_script("check_editions")
+def test_edition_check_passes_a_faithful_translation(tmp_path):
     _site(
         tmp_path,
         '<p>从 <span class="pasted-text">120</span> 到 <span class="pasted-text">72</span></p>',
@@ -144,25 +142,23 @@ def test_edition_check_passes_a_faithful_translation(docs_script, tmp_path):
         '<dl class="glossary"><dt>融合</dt><dd>fusion</dd></dl>'
         '<div class="cell tag_article-quote"><pre>融合: 120 MiB</pre></div>',
     )
-    assert check.problems(tmp_path) == []
+    assert editions.problems(tmp_path) == []
 
 
-def test_edition_check_catches_numbers_chinese_and_switcher(docs_script, tmp_path):
-    check = docs_script("check_editions")
+def test_edition_check_catches_numbers_chinese_and_switcher(tmp_path):
     _site(
         tmp_path,
         '<p><span class="pasted-text">120</span></p>',
         '<p><span class="pasted-text">121</span> 融合 <img src="x.png" alt="图"></p>',
         switch_en="../other.html",
     )
-    found = "\n".join(check.problems(tmp_path))
+    found = "\n".join(editions.problems(tmp_path))
     assert "glued numbers differ: zh only ['120'], en only ['121']" in found
     assert "Chinese outside quotations: ['融合', '图']" in found
     assert "en/page.html: switcher leads to '../other.html'" in found
 
 
-def test_edition_check_catches_residue_in_prose(docs_script, tmp_path):
-    check = docs_script("check_editions")
+def test_edition_check_catches_residue_in_prose(tmp_path):
     _site(
         tmp_path,
         "<p>原因是**流量与容量是两笔账**。需要 8.9 TB/s：needs 8.9 TB/s, above every listed"
@@ -171,7 +167,7 @@ def test_edition_check_catches_residue_in_prose(docs_script, tmp_path):
         "<p>Traffic and capacity are two **ledgers** on rtx_pro_6000.</p>"
         "<table><tr><td>`[R, C] -> { }`</td></tr></table>",
     )
-    found = "\n".join(check.problems(tmp_path))
+    found = "\n".join(editions.problems(tmp_path))
     assert "page.html: literal ** (Markdown left unparsed)" in found
     assert "en/page.html: literal **" in found
     assert "en/page.html: literal ` (inline code left unparsed)" in found
@@ -187,4 +183,4 @@ def test_edition_check_catches_residue_in_prose(docs_script, tmp_path):
         "<pre>print(x ** 2)</pre><p><code>`</code></p>",
         "<p>The article's device is the <strong>NVIDIA RTX PRO 6000 Blackwell</strong>.</p>",
     )
-    assert check.problems(clean) == []
+    assert editions.problems(clean) == []

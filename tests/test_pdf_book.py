@@ -1,4 +1,4 @@
-"""The PDF build's own logic (docs/pdf/finish.py) and the PDF check (docs/check_pdf.py):
+"""The PDF build's own logic (docs/pdf/finish.py) and the PDF check (docs/checks/pdf.py):
 the text-layer repair, links, running heads, and what the check reads from the sources."""
 
 from __future__ import annotations
@@ -93,7 +93,9 @@ def test_running_heads_leave_chapter_openings_bare(finish):
 
 @pytest.fixture(scope="module")
 def check_pdf() -> ModuleType:
-    return _load(DOCS / "check_pdf.py")
+    from docs.checks import pdf
+
+    return pdf
 
 
 def test_check_reads_the_chapters_from_the_table_of_contents(check_pdf):

@@ -1,4 +1,4 @@
-"""Chinese prose on the pages uses full-width punctuation (docs/check_punctuation.py).
+"""Chinese prose on the pages uses full-width punctuation (docs/checks/punctuation.py).
 
 The check itself is tested on made-up lines where the right answer is known, so that it can
 fail; then every page is required to pass it.
@@ -6,16 +6,13 @@ fail; then every page is required to pass it.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from docs.checks import punctuation as punct
+
 DOCS = Path(__file__).resolve().parents[1] / "docs"
-_spec = importlib.util.spec_from_file_location("check_punctuation", DOCS / "check_punctuation.py")
-assert _spec is not None and _spec.loader is not None
-punct = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(punct)
 
 
 @pytest.mark.parametrize(
@@ -46,4 +43,4 @@ def test_code_cells_and_options_are_left_alone():
 
 
 def test_every_page_passes():
-    assert punct.main([str(DOCS)]) == 0, "run: python docs/check_punctuation.py --fix docs"
+    assert punct.main([str(DOCS)]) == 0, "run: python -m docs.checks.punctuation --fix docs"

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from docs.checks import executed, links
+
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
-def test_link_check_finds_missing_files_and_anchors(docs_script, tmp_path):
-    links = docs_script("check_links")
+def test_link_check_finds_missing_files_and_anchors(tmp_path):
     (tmp_path / "a.html").write_text(
         '<h1 id="top">A</h1><a href="b.html#here">ok</a><a href="b.html#gone">x</a>'
         '<a href="c.html">x</a><img src="img.png"><a href="https://example.org/">ext</a>'
@@ -36,8 +37,7 @@ def _notebook(cells):
     return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 
-def test_execution_check_flags_unrun_cells_and_errors(docs_script, tmp_path):
-    check = docs_script("check_executed")
+def test_execution_check_flags_unrun_cells_and_errors(tmp_path):
     docs, build = tmp_path / "docs", tmp_path / "build"
     (docs).mkdir()
     (build / "jupyter_execute").mkdir(parents=True)
@@ -59,7 +59,7 @@ def test_execution_check_flags_unrun_cells_and_errors(docs_script, tmp_path):
         (build / "jupyter_execute" / f"{name}.ipynb").write_text(
             json.dumps(_notebook(cells)), encoding="utf-8"
         )
-    found = check.problems(docs, build)
+    found = executed.problems(docs, build)
     assert len(found) == 3
     assert any("unrun.md: code cell 0 was not executed" in p for p in found)
     assert any("failed.md: code cell 0 raised ValueError" in p for p in found)
@@ -85,9 +85,7 @@ print(6 * 7)
 
 
 @pytest.mark.timeout(300)
-def test_a_page_served_from_the_execution_cache_is_written_as_executed(
-    docs_script, mystnb_page, tmp_path
-):
+def test_a_page_served_from_the_execution_cache_is_written_as_executed(mystnb_page, tmp_path):
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
     conf = CACHED_SITE_CONF.format(ext=str(DOCS / "_ext"), cache=str(tmp_path / "cache"))
@@ -108,4 +106,4 @@ def test_a_page_served_from_the_execution_cache_is_written_as_executed(
         nb = json.loads((out / "jupyter_execute" / "index.ipynb").read_text())
         (cell,) = [c for c in nb["cells"] if c["cell_type"] == "code"]
         assert cell["execution_count"] == 1 and "".join(cell["outputs"][0]["text"]) == "42\n"
-    assert docs_script("check_executed").problems(src, out) == []
+    assert executed.problems(src, out) == []

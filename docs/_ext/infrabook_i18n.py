@@ -207,7 +207,7 @@ def _check_translated(app: Sphinx, doctree: nodes.document) -> None:
         return
     for node, msg in extract_messages(doctree):
         # Sphinx marks paragraphs and titles. A toctree's caption it translates later, when
-        # the sidebar is drawn (check_editions.py finds Chinese left there); an image's alt
+        # the sidebar is drawn (docs/checks/editions.py finds Chinese left there); an image's alt
         # text it marks untranslated even when it translated it, so there a message still
         # in Chinese is the sign.
         if isinstance(node, addnodes.toctree):

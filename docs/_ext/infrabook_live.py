@@ -25,6 +25,7 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from infrabook import config, live
+from infrabook.calculators import Field, calculators
 from infrabook.labels import text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +47,7 @@ class live_calc(nodes.General, nodes.Element):
     """Marks a page that holds a calculator, so only such pages load the script."""
 
 
-def _field_html(calc: str, f: live.Field) -> str:
+def _field_html(calc: str, f: Field) -> str:
     ident = f"live-{calc}-{f.name}"
     label = html.escape(f.label)
     value = html.escape(f.default)
@@ -84,7 +85,7 @@ def download_mb(wheel: Path) -> str:
 def calculator_html(name: str, mb: str) -> str:
     """The calculator's static HTML: its form with the defaults, and their tables; ``mb``
     is :func:`download_mb`, said on the button and in the loading message."""
-    calc = live.calculators()[name]
+    calc = calculators()[name]
     result = live.run(name, {})
     if not result["ok"]:
         raise ValueError(f"live calculator {name!r} fails on its defaults: {result['error']}")
@@ -109,15 +110,15 @@ def calculator_html(name: str, mb: str) -> str:
 
 
 class LiveCalcDirective(SphinxDirective):
-    """``{live-calc} NAME``: one of :func:`infrabook.live.calculators`, by name."""
+    """``{live-calc} NAME``: one of :func:`infrabook.calculators.calculators`, by name."""
 
     required_arguments = 1
 
     def run(self) -> list[nodes.Node]:
         name = self.arguments[0]
-        if name not in live.calculators():
+        if name not in calculators():
             raise self.error(
-                f"no live calculator {name!r}; expected one of {', '.join(live.calculators())}"
+                f"no live calculator {name!r}; expected one of {', '.join(calculators())}"
             )
         marker = live_calc()
         wheel = _wheel(self.env.doctreedir)

@@ -14,7 +14,7 @@
   reader's browser) are removed from the HTML output once the build has finished.
 * Executed notebooks: when a page's outputs come from the execution cache, myst-nb merges
   them into a copy of the notebook and then writes the original, unexecuted one to
-  ``jupyter_execute``, so ``check_executed.py`` would see a page that never ran. The cached
+  ``jupyter_execute``, so ``docs/checks/executed.py`` would see a page that never ran. The cached
   cells are put into the notebook myst-nb writes.
 """
 

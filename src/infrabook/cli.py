@@ -11,31 +11,23 @@ import json
 import math
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import replace
 from typing import Any, NoReturn
 
 import numpy as np
 
 from infrabook import config, labels
-from infrabook.attention_sizes import attention_sizes, flash_traffic
 from infrabook.audit import audit, section6_lines
 from infrabook.bucketing import (
     BucketingScenario,
     article_bucketing,
     check_buckets,
     cost_lines,
-    parse_calls,
     parse_mfus,
 )
-from infrabook.crossover import pairwise, parse_strategy, regimes
-from infrabook.ffn_chain import activation_chain
-from infrabook.fusion_search import rank_plans
-from infrabook.launches import launch_counts
-from infrabook.live import calculators, crossing_tables
-from infrabook.online_softmax import trace
+from infrabook.calculators import Field, Result, audit_table, calculators, crossing_result
+from infrabook.crossover import parse_strategy
 from infrabook.serialise import jsonable
-from infrabook.tables import number_text, text_table
-from infrabook.units import mib
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,119 +35,62 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def _floats(text: str) -> list[float]:
-    try:
-        return [float(x) for x in text.split(",")]
-    except ValueError:
-        raise ValueError(f"cannot read {text!r}: expected comma-separated numbers") from None
+def _shown(result: Result, *after: str) -> tuple[Any, str]:
+    """The data for ``--json`` and the text to print: the tables, then ``after``."""
+    return result.data, "\n\n".join([*(t.text() for t in result.tables), *after])
 
 
-def _ints(text: str) -> list[int]:
-    try:
-        return [int(x) for x in text.split(",")]
-    except ValueError:
-        raise ValueError(f"cannot read {text!r}: expected comma-separated integers") from None
-
-
-def _cmd_calc(args: argparse.Namespace) -> Any:
+def _cmd_calc(args: argparse.Namespace) -> tuple[Any, str]:
     lines = section6_lines()
     return {"lines": lines}, "\n".join(lines)
 
 
-def _live(name: str, values: dict[str, Any]) -> str:
-    """Calculator ``name``'s tables (the ones its live calculator shows) as terminal text."""
-    tables = calculators()[name].compute(values)
-    return "\n\n".join(t.text() for t in tables)
+def _reader(f: Field) -> Callable[[str], Any]:
+    """The field's option value read as :meth:`Field.convert` reads it (its message kept)."""
+
+    def read(raw: str) -> Any:
+        try:
+            return f.convert(raw)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    return read
 
 
-def _cmd_fusion(args: argparse.Namespace) -> Any:
-    graph = activation_chain(args.rows, args.cols, args.dtype, args.quant_dtype)
-    ranked = rank_plans(graph)
-    keys = ("kernel", "reads", "writes", "read_mib", "written_mib")
-    detail: list[tuple[object, ...]] = [tuple(labels.text(f"cli.col.{k}") for k in keys)]
-    for r in (ranked[-1], ranked[0]):
-        detail += [
-            (
-                k.name,
-                ",".join(k.reads),
-                ",".join(k.writes),
-                number_text(mib(k.bytes_read), ".4g"),
-                number_text(mib(k.bytes_written), ".4g"),
-            )
-            for k in r.accounting.kernels
-        ]
-    data = [
-        {
-            "plan": r.label,
-            "kernels": [asdict(k) for k in r.accounting.kernels],
-            "traffic_bytes": r.accounting.traffic,
-            "peak_live_bytes": r.accounting.peak_live_bytes,
-        }
-        for r in ranked
-    ]
-    values = vars(args) | {"quant_dtype": args.quant_dtype or "none"}
-    return data, _live("fusion", values) + "\n\n" + text_table(detail)
+def _computed(name: str, args: argparse.Namespace) -> Result:
+    """Calculator ``name`` on the options :func:`build_parser` made from its fields."""
+    calc = calculators()[name]
+    return calc.compute({f.name: getattr(args, f.name) for f in calc.fields})
 
 
-def _cmd_attention(args: argparse.Namespace) -> Any:
-    a = attention_sizes(args.seq_len, args.head_dim, args.dtype, args.score_dtype)
-    f = flash_traffic(
-        args.seq_len, args.head_dim, args.dtype, args.block_q, args.block_k, args.causal
-    )
-    data = {
-        "qkvo_bytes": a.qkvo_bytes,
-        "score_bytes": a.score_bytes,
-        "io_traffic_bytes": a.io_traffic,
-        "standard_intermediate_traffic_bytes": a.intermediate_traffic,
-        "standard_traffic_bytes": a.standard_traffic,
-        "flash": asdict(f) | {"total": f.total},
-    }
-    return data, _live("attention", vars(args))
+def _cmd(name: str) -> Callable[[argparse.Namespace], tuple[Any, str]]:
+    return lambda args: _shown(_computed(name, args))
 
 
-def _cmd_softmax(args: argparse.Namespace) -> Any:
-    values = {"scores": _floats(args.scores), "values": _floats(args.values), "block": args.block}
+def _cmd_softmax(args: argparse.Namespace) -> tuple[Any, str]:
     # Finite inputs can still overflow float64 in the weighted sum (values near 1.8e308);
     # say so instead of printing inf or a numpy warning.
     try:
         with np.errstate(over="raise", invalid="raise"):
-            steps = trace(values["scores"], values["values"], args.block)
-            text = _live("softmax", values)
+            result: Result | None = _computed("softmax", args)
     except FloatingPointError:
-        steps = []
-    result = float(steps[-1].state.result) if steps else math.inf
-    if not math.isfinite(result):
+        result = None
+    if result is None or not math.isfinite(result.data["result"]):
         raise ValueError(
             f"the weighted sum of --values {args.values!r} overflows float64 "
             f"(largest {sys.float_info.max:.3g}): expected smaller values"
         )
-    data = {"steps": [asdict(s) for s in steps], "result": result}
-    return data, text
-
-
-def _cmd_launches(args: argparse.Namespace) -> Any:
-    counts = launch_counts(args.runs, args.kernels_per_run, args.fused_kernels_per_run)
-    keys = ("config", "host_submissions", "kernels")
-    rows: list[tuple[object, ...]] = [tuple(labels.text(f"cli.col.{k}") for k in keys)]
-    rows += [(labels.text(f"launches.{c.name}"), c.host_submissions, c.kernels) for c in counts]
-    return [asdict(c) for c in counts], text_table(rows)
+    return _shown(result)
 
 
 def _scenario_for(args: argparse.Namespace) -> BucketingScenario:
     base = article_bucketing()
-    sc = BucketingScenario(
-        parse_calls(args.rows),
-        check_buckets(_ints(args.buckets)),
-        base.peak_tflops,
-        base.flop_per_row,
-        base.strategies,
-    )
+    sc = replace(base, calls=args.calls, buckets=check_buckets(args.buckets))
     return sc.with_mfus(parse_mfus(args.mfu)) if args.mfu else sc
 
 
-def _cmd_buckets(args: argparse.Namespace) -> Any:
+def _cmd_buckets(args: argparse.Namespace) -> tuple[Any, str]:
     sc = _scenario_for(args)
-    costs = sc.costs(args.rates)
     peak = sc.implied_peak_tflops(args.rates)
     values: dict[str, Any] = {"calls": sc.calls, "buckets": sc.buckets, "peak_tflops": peak}
     for s in sc.strategies:
@@ -165,52 +100,25 @@ def _cmd_buckets(args: argparse.Namespace) -> Any:
         peak=f"{peak:g}",
         mfus=",".join(f"{s.name}={s.mfu:g}" for s in sc.strategies),
     )
-    data = [
-        asdict(c)
-        | {
-            "padding_fraction": c.padding_fraction,
-            "executed_utilisation": c.executed_utilisation(peak),
-            "useful_mfu": c.useful_mfu(peak),
-        }
-        for c in costs
-    ]
-    return data, _live("buckets", values) + "\n\n" + assumed
+    return _shown(calculators()["buckets"].compute(values), assumed)
 
 
-def _cmd_crossover(args: argparse.Namespace) -> Any:
+def _cmd_crossover(args: argparse.Namespace) -> tuple[Any, str]:
     if args.strategy:
         lines = [parse_strategy(s) for s in args.strategy]
     else:
         lines = cost_lines(article_bucketing().costs("article"), label=True)
-    # the tables the live calculator shows, as text
-    text = "\n\n".join(t.text() for t in crossing_tables(lines))
-    return {"crossings": pairwise(lines), "regimes": regimes(lines)}, text
+    return _shown(crossing_result(lines))
 
 
-def _cmd_audit(args: argparse.Namespace) -> Any:
+def _cmd_audit(args: argparse.Namespace) -> tuple[Any, str]:
     rows = audit()
-    keys = ("section", "claim", "stated", "recomputed", "verdict")
-    table: list[tuple[object, ...]] = [tuple(labels.text(f"cli.col.{k}") for k in keys)]
-    table += [
-        (
-            r.section,
-            r.id,
-            f"{r.stated} {r.unit}".strip(),
-            f"{r.recomputed_text} {r.recomputed_unit}".strip(),
-            r.verdict_text,
-        )
-        for r in rows
-    ]
     notes = [labels.text("word.named", name=r.id, value=r.note) for r in rows if r.note]
-    return rows, "\n\n".join((text_table(table), labels.text("cli.notes"), "\n".join(notes)))
+    return rows, "\n\n".join((audit_table(rows).text(), labels.text("cli.notes"), "\n".join(notes)))
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with the article's case as every default."""
-    s = config.scenarios()
-    chain, att, sm = s.ffn_chain, s.attention, s.online_softmax
-    gr, bk = s.graph_replay, s.bucketing
-    dtypes = ("fp32", "fp16", "bf16")
     parser = _Parser(prog="infrabook", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -220,36 +128,39 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
+    def option(p: argparse.ArgumentParser, f: Field, flag: str | None = None) -> None:
+        """An option declared by the field: its name, kind, default and label."""
+        if f.kind == "bool":
+            p.add_argument(flag or f.option, dest=f.name, action="store_true", help=f.label)
+            return
+        flag = flag or f.option
+        choices = [f.convert(c) for c in f.choices] or None
+        p.add_argument(
+            flag,
+            dest=f.name,
+            metavar=None if choices else flag.removeprefix("--").replace("-", "_").upper(),
+            type=_reader(f),
+            default=f.default,
+            choices=choices,
+            help=f.label,
+        )
+
+    def calculator(name: str, func: Callable[[argparse.Namespace], Any], help_: str) -> None:
+        p = command(name, func, help_)
+        for f in calculators()[name].fields:
+            option(p, f)
+
     command("calc", _cmd_calc, "the article's section 6 recomputation")
-    p = command("fusion", _cmd_fusion, "traffic and peak of every fusion plan of the chain")
-    p.add_argument("--rows", type=int, default=chain.rows)
-    p.add_argument("--cols", type=int, default=chain.cols)
-    p.add_argument("--dtype", choices=dtypes, default=chain.dtype)
-    p.add_argument(
-        "--quant-dtype",
-        choices=("int8", "fp8"),
-        default=None,
-        help="add the 1-byte quantisation step",
-    )
-    p = command("attention", _cmd_attention, "standard vs FlashAttention sizes and traffic")
-    p.add_argument("--seq-len", type=int, default=att.seq_len)
-    p.add_argument("--head-dim", type=int, default=att.head_dim)
-    p.add_argument("--dtype", choices=dtypes, default=att.dtype)
-    p.add_argument("--score-dtype", choices=dtypes, default=att.score_dtype)
-    p.add_argument("--block-q", type=int, default=att.block_q)
-    p.add_argument("--block-k", type=int, default=att.block_k)
-    p.add_argument("--causal", action="store_true")
-    p = command("softmax", _cmd_softmax, "online softmax traced block by block")
-    p.add_argument("--scores", default=",".join(str(math.log(w)) for w in sm.score_exps))
-    p.add_argument("--values", default=",".join(str(v) for v in sm.values))
-    p.add_argument("--block", type=int, default=sm.block)
-    p = command("launches", _cmd_launches, "host submissions vs kernels executed")
-    p.add_argument("--runs", type=int, default=gr.runs)
-    p.add_argument("--kernels-per-run", type=int, default=gr.kernels_per_run)
-    p.add_argument("--fused-kernels-per-run", type=int, default=gr.fused_kernels_per_run)
+    calculator("fusion", _cmd("fusion"), "traffic and peak of every fusion plan of the chain")
+    calculator("attention", _cmd("attention"), "standard vs FlashAttention sizes and traffic")
+    calculator("softmax", _cmd_softmax, "online softmax traced block by block")
+    calculator("launches", _cmd("launches"), "host submissions vs kernels executed")
+    # The buckets command keeps its own way to vary the strategies (--rates, --mfu), the
+    # book's pages show it; its calls (as --rows) and buckets are the calculator's fields.
     p = command("buckets", _cmd_buckets, "rows, padding and time of each shape strategy")
-    p.add_argument("--rows", default=",".join(f"{r}x{n}" if n > 1 else str(r) for r, n in bk.calls))
-    p.add_argument("--buckets", default=",".join(str(b) for b in bk.buckets))
+    buckets = calculators()["buckets"]
+    option(p, buckets.field("calls"), "--rows")
+    option(p, buckets.field("buckets"))
     p.add_argument(
         "--rates",
         choices=("article", "peak"),

@@ -699,7 +699,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     # ---- end of calculators -------------------------------------------------------------
     #
-    # ---- live calculators (live.py, docs/_ext/infrabook_live.py) ------------------------
+    # ---- calculators (calculators.py, live.py, docs/_ext/infrabook_live.py) -------------
     "live.title.fusion": (
         "试一试：你的形状下每种融合方案的流量与峰值",
         "Try it: traffic and peak of every fusion plan for your shape",
@@ -798,6 +798,20 @@ _LABELS: dict[str, tuple[str, str]] = {
     "live.col.from_n": ("运行组数 n 从", "runs n from"),
     "live.col.to_n": ("到", "to"),
     "live.col.cheapest": ("最省的策略", "cheapest"),
+    "live.field.runs": ("运行次数", "runs"),
+    "live.field.kernels_per_run": ("每次的 kernel 数", "kernels per run"),
+    "live.field.fused_kernels_per_run": ("融合后每次的 kernel 数", "kernels per run, fused"),
+    "live.title.launches": ("试一试：主机提交与 kernel 数", "Try it: host submissions and kernels"),
+    "calc.col.footprint_mib": ("工作集 MiB", "working set MiB"),
+    "calc.col.total_mib": ("合计 MiB", "total MiB"),
+    "calc.col.tensor": ("张量", "tensor"),
+    "calc.col.shape": ("形状", "shape"),
+    "calc.col.size_mib": ("大小 MiB", "size MiB"),
+    "calc.tag.separate": ("分开：", "separate: "),
+    "calc.tag.fused": ("融合：", "fused: "),
+    "calc.op.silu": ("SiLU", "SiLU"),
+    "calc.op.mul": ("乘法", "multiply"),
+    "calc.op.quant": ("量化", "quantise"),
     "live.row.qkvo_each": ("Q / K / V / O（各）", "Q / K / V / O (each)"),
     "live.row.score_each": ("S / P（各）", "S / P (each)"),
     "live.row.standard_io": ("标准实现：读 Q、K、V，写 O", "standard: read Q, K, V, write O"),

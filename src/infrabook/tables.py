@@ -1,4 +1,5 @@
-"""Tables and numbers as text: one formatter, one table type, rendered for a page or a terminal.
+"""Tables and numbers as text: one formatter, one table type, rendered for a page (Markdown), a
+terminal (aligned text) or a live calculator (HTML).
 
 Text reaches a page through :func:`markdown_text`, which makes it literal: a string from a
 benchmark record, from ``conf/`` or from a calculator can hold ``<script>``, a Markdown link
@@ -8,6 +9,7 @@ writes is wrapped in :class:`Markup` to pass through.
 
 from __future__ import annotations
 
+import html
 import math
 import numbers
 import re
@@ -31,11 +33,14 @@ def number_text(value: Any, spec: str | None = None) -> str:
 
     With ``spec``: a whole number without decimals, anything else with that format. Without:
     a precision that suits the size (thousands separated, three significant figures for
-    small values). None and non-finite numbers are a dash, booleans yes/no in the build's
-    language, arrays comma-separated, exact fractions, text and other objects as ``str``.
+    small values); a percentage ``spec`` (``".1%"``) keeps its decimals. None and non-finite
+    numbers are a dash, booleans yes/no in the build's language, arrays, lists and tuples
+    comma-separated, exact fractions, text and other objects as ``str``.
 
     >>> number_text(24.0, ".1f"), number_text(0.25, ".1f"), number_text(2.3333333, ".4g")
     ('24', '0.2', '2.333')
+    >>> number_text(0.0, "+.1%"), number_text([0.5, 2.0], ".4g")
+    ('+0.0%', '0.5, 2')
     >>> [number_text(v) for v in (None, 18, 1234567, 0.5, 3.14159, 47.96, 1536.2, 1e-7, "a")]
     ['—', '18', '1,234,567', '0.500', '3.14', '48.0', '1,536', '1e-07', 'a']
     >>> number_text(Fraction(7, 3)), number_text(float("nan"))
@@ -48,6 +53,8 @@ def number_text(value: Any, spec: str | None = None) -> str:
     tolist = getattr(value, "tolist", None)  # numpy arrays, without importing numpy here
     if callable(tolist) and int(getattr(value, "ndim", 0)) > 0:
         return ", ".join(number_text(v, spec) for v in _flat(tolist()))
+    if isinstance(value, list | tuple):
+        return ", ".join(number_text(v, spec) for v in value)
     if isinstance(value, str | Fraction) or not isinstance(value, numbers.Real):
         return str(value)
     if isinstance(value, int) and spec is None:
@@ -56,7 +63,7 @@ def number_text(value: Any, spec: str | None = None) -> str:
     if not math.isfinite(x):
         return "—"
     if spec is not None:
-        return f"{x:.0f}" if x.is_integer() else f"{x:{spec}}"
+        return f"{x:.0f}" if x.is_integer() and not spec.endswith("%") else f"{x:{spec}}"
     a = abs(x)
     for bound, fmt in ((1000, ",.0f"), (100, ".0f"), (10, ".1f"), (1, ".2f"), (0.01, ".3f")):
         if a >= bound:
@@ -187,9 +194,16 @@ def text_table(rows: Sequence[Sequence[object]]) -> str:
     )
 
 
+#: A cell :meth:`Table.html` aligns right: a number as :func:`number_text` writes it.
+_NUMBER = re.compile(r"[+\-−]?[\d.,]+(e[+-]?\d+)?%?|∞")
+
+
 @dataclass(frozen=True)
 class Table:
-    """A titled table of raw cells (numbers, words, None), formatted when rendered.
+    """A table of raw cells (numbers, words, None), formatted only when rendered: as a page's
+    Markdown, a terminal's aligned text or a live calculator's HTML, every cell through
+    :func:`number_text` with its column's format (``formats``, one spec or ``""`` a column;
+    none given: the default precision). ``title`` goes above, ``note`` below.
 
     >>> t = Table("3 runs", ("configuration", "dispatches"), (("eager", 18), ("fused", 15)))
     >>> print(t.markdown())
@@ -199,11 +213,21 @@ class Table:
     |:---|:---|
     | eager | 18 |
     | fused | 15 |
+    >>> t = Table("", ("plan", "MiB"), (("[a] [b]", 120.0), ("[a+b]", 72.5)), "note", (".4g",) * 2)
+    >>> print(t.text())
+    plan     MiB
+    [a] [b]  120
+    [a+b]    72.5
+    note
+    >>> t.html()  # doctest: +ELLIPSIS
+    '...<tr><td>[a+b]</td><td class="num">72.5</td></tr></tbody></table></div><p ...>note</p>'
     """
 
     title: str
     columns: tuple[str, ...]
     rows: tuple[tuple[Any, ...], ...] = field(default_factory=tuple)
+    note: str = ""
+    formats: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for row in self.rows:
@@ -212,18 +236,52 @@ class Table:
                     f"a row of table {self.title!r} has {len(row)} cells, "
                     f"expected {len(self.columns)}"
                 )
+        if self.formats and len(self.formats) != len(self.columns):
+            raise ValueError(
+                f"table {self.title!r} has {len(self.formats)} formats for "
+                f"{len(self.columns)} columns"
+            )
 
     def cells(self) -> list[list[str]]:
-        """The rows as text, each cell through :func:`number_text`."""
-        return [[number_text(c) for c in row] for row in self.rows]
+        """The rows as text, each cell through :func:`number_text` with its column's format."""
+        specs = self.formats or ("",) * len(self.columns)
+        return [
+            [number_text(c, spec or None) for c, spec in zip(row, specs, strict=True)]
+            for row in self.rows
+        ]
 
-    def markdown(self) -> str:
-        """The title, then a pipe table (MyST renders it like every table of the book), all
-        of it literal text (:func:`markdown_text`)."""
-        table = markdown_table(self.columns, self.cells())
-        return f"{markdown_text(self.title)}\n\n{table}" if self.title else table
+    def markdown(self, align: str | None = None) -> str:
+        """The title, a pipe table (MyST renders it like every table of the book; ``align`` as
+        :func:`markdown_table` takes it), then the note, all of it literal text
+        (:func:`markdown_text`)."""
+        parts = [markdown_text(self.title)] if self.title else []
+        parts.append(markdown_table(self.columns, self.cells(), align))
+        return "\n\n".join(parts + ([markdown_text(self.note)] if self.note else []))
 
     def text(self) -> str:
-        """The title, then aligned plain text."""
+        """The title, aligned plain text (by display width), then the note."""
         body = text_table([list(self.columns), *self.cells()])
-        return f"{self.title}\n{body}" if self.title else body
+        return "\n".join(p for p in (self.title, body, self.note) if p)
+
+    def html(self) -> str:
+        """The table as HTML (a live calculator's output), every cell escaped; numeric cells
+        are marked to align right, the note is a paragraph under the table."""
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.columns)
+        body = "".join(
+            "<tr>"
+            + "".join(
+                f'<td class="num">{html.escape(c)}</td>'
+                if _NUMBER.fullmatch(c)
+                else f"<td>{html.escape(c)}</td>"
+                for c in row
+            )
+            + "</tr>"
+            for row in self.cells()
+        )
+        title = f'<p class="live-note">{html.escape(self.title)}</p>' if self.title else ""
+        note = f'<p class="live-note">{html.escape(self.note)}</p>' if self.note else ""
+        # The theme's scrolling container: a wide table scrolls inside it on a phone.
+        return (
+            f'{title}<div class="pst-scrollable-table-container">'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{note}"
+        )

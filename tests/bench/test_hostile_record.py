@@ -30,7 +30,7 @@ from infrabook import live
 from infrabook.bench import record, report
 from infrabook.bench.record import RecordError
 from infrabook.plots import measured
-from infrabook.tables import markdown_table
+from infrabook.tables import Table, markdown_table
 
 COMMITTED = Path(__file__).parents[2] / "docs" / "_data" / "bench" / "cpu.json"
 TAGS = "<img src=x onerror=alert(1)><script>alert(2)</script>"
@@ -238,7 +238,7 @@ def test_record_text_in_a_figure_is_drawn_as_text():
 def test_live_tables_and_errors_are_text():
     """The live calculators' tables are HTML built here, so they escape every cell; their
     error messages go into the page with ``textContent`` and so may hold anything."""
-    table = live.Table((TAGS,), ((TAGS,), ("[x](javascript:alert(1))",)), note=TAGS)
+    table = Table("", (TAGS,), ((TAGS,), ("[x](javascript:alert(1))",)), note=TAGS)
     page = table.html()
     assert "<script" not in page and "<img" not in page and page.count("&lt;script&gt;") == 3
     out = live.run("attention", {"dtype": TAGS})

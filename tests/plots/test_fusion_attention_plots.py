@@ -1,25 +1,14 @@
 """The fusion and attention figures draw what the calculators compute, and the table helpers
 render it faithfully."""
 
-from fractions import Fraction
-
 import pytest
 from matplotlib.figure import Figure
 
 from infrabook.attention_sizes import attention_sizes, flash_traffic
-from infrabook.config import devices
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
-from infrabook.fusion_search import rank_plans
-from infrabook.online_softmax import Ln, trace
-from infrabook.plots.attention import size_rows, trace_rows, traffic_curves, traffic_plot
-from infrabook.plots.fusion import (
-    bandwidth_rows,
-    kernel_rows,
-    liveness_timeline,
-    plan_rows,
-    traffic_bars,
-)
+from infrabook.plots.attention import traffic_curves, traffic_plot
+from infrabook.plots.fusion import liveness_timeline, traffic_bars
 from infrabook.tables import markdown_table
 from infrabook.units import MiB
 
@@ -71,23 +60,6 @@ def test_figures_reject_no_plans(fn):
         fn(TWO, [])
 
 
-def test_kernel_and_plan_rows():
-    fused = account(TWO, fully_fused(TWO))
-    assert kernel_rows(fused) == [["silu+mul", "G, U", "Z", "48", "24", "72"]]
-    rows = plan_rows(rank_plans(THREE))
-    assert [r[2] for r in rows] == ["60", "108", "108", "156"]
-    assert [r[3] for r in rows] == ["60", "72", "72", "72"]
-
-
-def test_bandwidth_rows_cover_every_device_and_flag_unknown_l2():
-    rows = bandwidth_rows(list(devices().values()), [120 * MiB, 72 * MiB], 96 * MiB)
-    assert len(rows) == len(devices())
-    by_name = {r[0]: r for r in rows}
-    assert by_name["NVIDIA B200 (HGX)"][-1] == "未知"
-    assert by_name["NVIDIA RTX PRO 6000 Blackwell"][-1] == "是"
-    assert by_name["NVIDIA H200 SXM"][-1] == "否"
-
-
 def test_traffic_curves_match_the_calculators():
     lengths = [512, 8192, 65536]
     c = traffic_curves(lengths, 128, "bf16", "fp32", 128, 64, (128, 128))
@@ -111,15 +83,6 @@ def test_traffic_plot_is_log_log_with_labels():
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert "MiB" in ax.get_ylabel() and "L" in ax.get_xlabel()
     assert len(fig.legends[0].get_texts()) == 5
-
-
-def test_size_and_trace_rows():
-    rows = size_rows(attention_sizes(8192, 128, "bf16", "fp32"))
-    assert [r[3] for r in rows] == ["2", "256", "256"]
-    steps = trace([Ln(1), Ln(2)], [Fraction(1), Fraction(3)])
-    assert trace_rows(steps)[-1][-1] == "7/3"
-    floats = trace_rows(trace([0.0, 1.0], [1.0, 2.0], block=2))
-    assert len(floats) == 1 and floats[0][3] == "1"
 
 
 def test_markdown_table_escapes_and_aligns():

@@ -1,51 +1,25 @@
-"""Figures and table rows for the FlashAttention page (chapter 3).
+"""Figures for the FlashAttention page (chapter 3); its tables come
+from :mod:`infrabook.calculators`.
 
-They draw or format what :mod:`infrabook.attention_sizes` and
+They draw what :mod:`infrabook.attention_sizes` and
 :mod:`infrabook.online_softmax` compute; no number is decided here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
 
 from infrabook.attention_sizes import (
-    AttentionSizes,
     attention_sizes,
     flash_traffic,
     standard_tiled_traffic,
 )
 from infrabook.labels import text
-from infrabook.online_softmax import Ln, Step
 from infrabook.plots.style import MARKERS, PALETTE, SMALL_PT, figure, styled
-from infrabook.tables import number_text
-from infrabook.units import mib
-
-
-def _num(x: float) -> str:
-    return number_text(x, ".4g")
-
-
-def size_rows(a: AttentionSizes) -> list[list[str]]:
-    """The article's size table: tensor, shape, dtype, MiB.
-
-    >>> for row in size_rows(attention_sizes(8192, 128, "bf16", "fp32")):
-    ...     print(row)
-    ['Q / K / V / O（各）', '8192 × 128', 'bf16', '2']
-    ['S = QKᵀ / √d', '8192 × 8192', 'fp32', '256']
-    ['P = softmax(S)', '8192 × 8192', 'fp32', '256']
-    """
-    io = f"{a.seq_len} × {a.head_dim}"
-    sq = f"{a.seq_len} × {a.seq_len}"
-    return [
-        [text("table.each", name="Q / K / V / O"), io, a.dtype, _num(mib(a.qkvo_bytes))],
-        ["S = QKᵀ / √d", sq, a.score_dtype, _num(mib(a.score_bytes))],
-        ["P = softmax(S)", sq, a.score_dtype, _num(mib(a.score_bytes))],
-    ]
 
 
 def traffic_curves(
@@ -145,36 +119,3 @@ def traffic_plot(
     ax.set_ylabel(text("fig.attention.traffic", d=head_dim, dtype=dtype))
     fig.legend(loc="outside lower center", ncols=2)
     return fig
-
-
-def _fmt(x: Any) -> str:
-    if isinstance(x, Ln):
-        return str(x)
-    if isinstance(x, Fraction):
-        return str(x)
-    if isinstance(x, np.ndarray):
-        return ", ".join(_fmt(v) for v in np.ravel(x).tolist())
-    return f"{float(x):.6g}"
-
-
-def trace_rows(steps: Sequence[Step]) -> list[list[str]]:
-    """The online-softmax trace as table rows: block, its scores, r, m, l, u, u / l.
-
-    >>> from infrabook.online_softmax import trace
-    >>> for row in trace_rows(trace([Ln(1), Ln(2)], [Fraction(1), Fraction(3)])):
-    ...     print(row)
-    ['1', '0', '1', '0', '1', '1', '1']
-    ['2', 'ln(2)', '1/2', 'ln(2)', '3/2', '7/2', '7/3']
-    """
-    return [
-        [
-            str(s.index + 1),
-            ", ".join(_fmt(x) for x in s.scores),
-            _fmt(s.r),
-            _fmt(s.state.m),
-            _fmt(s.state.l),
-            _fmt(s.state.u),
-            _fmt(s.state.result),
-        ]
-        for s in steps
-    ]

@@ -1,6 +1,7 @@
-"""Figures and table rows for the fusion pages (chapters 2 and 4).
+"""Figures for the fusion pages (chapters 2 and 4); their tables come
+from :mod:`infrabook.calculators`.
 
-Everything here draws or formats what :mod:`infrabook.dataflow` and
+Everything here draws what :mod:`infrabook.dataflow` and
 :mod:`infrabook.roofline` compute; no number is decided here.
 """
 
@@ -11,12 +12,9 @@ from collections.abc import Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from infrabook.config import Device
-from infrabook.dataflow import Accounting, Graph, Plan, account
-from infrabook.fusion_search import RankedPlan
+from infrabook.dataflow import Graph, Plan, account
 from infrabook.labels import text
 from infrabook.plots.style import HATCHES, INK, PALETTE, SMALL_PT, figure, figure_row, styled
-from infrabook.roofline import lower_bound_s
 from infrabook.tables import number_text
 from infrabook.units import mib
 
@@ -40,78 +38,6 @@ def _segment_label(ax: Axes, x: float, y: float, label: str, colour: str) -> Non
 
 def _mib_text(nbytes: float) -> str:
     return number_text(mib(nbytes), ".1f")
-
-
-def kernel_rows(acc: Accounting) -> list[list[str]]:
-    """One row per kernel: name, tensors read, tensors written, MiB read, written, moved.
-
-    >>> from infrabook.dataflow import unfused
-    >>> from infrabook.ffn_chain import activation_chain
-    >>> g = activation_chain(1024, 12288, "bf16")
-    >>> kernel_rows(account(g, unfused(g)))
-    [['silu', 'G', 'T', '24', '24', '48'], ['mul', 'T, U', 'Z', '48', '24', '72']]
-    """
-    return [
-        [
-            k.name,
-            ", ".join(k.reads) or "-",
-            ", ".join(k.writes) or "-",
-            _mib_text(k.bytes_read),
-            _mib_text(k.bytes_written),
-            _mib_text(k.bytes_moved),
-        ]
-        for k in acc.kernels
-    ]
-
-
-def plan_rows(ranked: Sequence[RankedPlan]) -> list[list[str]]:
-    """One row per plan: label, kernels, traffic MiB, peak live MiB, footprint MiB.
-
-    >>> from infrabook.ffn_chain import activation_chain
-    >>> from infrabook.fusion_search import rank_plans
-    >>> plan_rows(rank_plans(activation_chain(1024, 12288, "bf16", "int8")))[0]
-    ['[silu+mul+quant]', '1', '60', '60', '60']
-    """
-    return [
-        [
-            r.label,
-            str(r.accounting.kernel_count),
-            _mib_text(r.accounting.traffic),
-            _mib_text(r.accounting.peak_live_bytes),
-            _mib_text(r.accounting.footprint_bytes),
-        ]
-        for r in ranked
-    ]
-
-
-def bandwidth_rows(
-    devices: Sequence[Device], traffic: Sequence[float], working_set_bytes: float
-) -> list[list[str]]:
-    """Per device: name, DRAM TB/s, L2 MiB, the DRAM-bound time of each traffic in μs, and
-    whether ``working_set_bytes`` fits in L2 (是 / 否, 未知 where L2 is unknown).
-
-    >>> from infrabook.config import device
-    >>> bandwidth_rows([device("h200")], [72 * 2**20], 72 * 2**20)
-    [['NVIDIA H200 SXM', '4.8', '60', '15.7', '否']]
-    """
-    rows = []
-    for d in devices:
-        l2 = d.l2_bytes
-        fits = (
-            text("word.unknown")
-            if l2 is None
-            else text("word.yes" if l2 >= working_set_bytes else "word.no")
-        )
-        rows.append(
-            [
-                d.name,
-                f"{d.dram_tb_s.value:g}",
-                text("word.unknown") if d.l2_mib.value is None else f"{d.l2_mib.value:g}",
-                *(f"{lower_bound_s(t, 0, d) * 1e6:.1f}" for t in traffic),
-                fits,
-            ]
-        )
-    return rows
 
 
 # Reads are plain, writes ruled across, intermediates (what fusion removes) also striped, so the

@@ -1,6 +1,6 @@
 """Check that every internal link, anchor and image of the built site resolves.
 
-Usage: python docs/check_links.py BUILD_HTML_DIR [--with-pdf]
+Usage: python -m docs.checks.links BUILD_HTML_DIR [--with-pdf]
 
 The book's PDFs (``infrabook-zh.pdf``, ``infrabook-en.pdf``) are built after the site, by
 ``nox -s pdf``: links to them are checked only with ``--with-pdf``, which that session passes.

@@ -1,6 +1,6 @@
 """Fail unless every message of the English catalogues is translated, and translated safely.
 
-Usage: python docs/check_translations.py [LOCALE_DIR]   (default: docs/locale)
+Usage: python -m docs.checks.translations [LOCALE_DIR]   (default: docs/locale)
 
 For every ``.po`` file under LOCALE_DIR/en/LC_MESSAGES, each message must:
 
@@ -103,7 +103,7 @@ def problems(locale: Path) -> list[str]:
 
 
 def main() -> int:
-    locale = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "locale"
+    locale = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parents[1] / "locale"
     found = problems(locale)
     for line in found:
         print(line)

@@ -1,6 +1,6 @@
 """Check the built site's accessibility in headless Chromium: axe-core and the keyboard.
 
-Usage: python docs/check_a11y.py BUILD_HTML_DIR [--chromium PATH] [--pages GLOB ...]
+Usage: python -m docs.checks.a11y BUILD_HTML_DIR [--chromium PATH] [--pages GLOB ...]
 
 * axe-core (the copy bundled in axe-playwright-python; nothing is downloaded) scans every
   page in light and dark mode at 390 px and 1280 px, and the open chapter drawer at 390 px.
@@ -23,8 +23,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from axe_playwright_python.sync_playwright import Axe
-from check_browser import CHROMIUM_FLAGS, SKIP_DIRS, has_chromium, serve_edition
 from playwright.sync_api import BrowserContext, Page, sync_playwright
+
+from .browser import CHROMIUM_FLAGS, SKIP_DIRS, has_chromium, serve_edition
 
 WIDTHS = (390, 1280)
 SCHEMES = ("light", "dark")

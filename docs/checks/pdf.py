@@ -1,6 +1,6 @@
 """Check the book's PDFs (``nox -s pdf`` builds them; CI runs this after it).
 
-Usage: python docs/check_pdf.py PDF [PDF ...]   (each named infrabook-zh.pdf or infrabook-en.pdf)
+Usage: python -m docs.checks.pdf PDF [PDF ...]   (each named infrabook-zh.pdf or infrabook-en.pdf)
 
 For each PDF: its size (at most MAX_MIB), its page count (a cover, the contents and at least
 a page per chapter), a first-level bookmark for every chapter and appendix of the book's
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
-DOCS = Path(__file__).resolve().parent
+DOCS = Path(__file__).resolve().parents[1]
 MAX_MIB = 25
 RADICALS = re.compile("[\u2e80-\u2eff\u2f00-\u2fdf]")
 # "ﬂ" for "fl": a search for FlashAttention would miss it (print.css turns ligatures off).

@@ -6,8 +6,8 @@ when what it encloses, or the character before it, is Chinese. Only prose is tou
 matter, code cells, fenced blocks, directive options, inline code, roles, math, HTML tags,
 link targets and URLs are left exactly as they are.
 
-    python docs/check_punctuation.py docs          # list offending lines, exit 1 if any
-    python docs/check_punctuation.py --fix docs    # rewrite the pages in place
+    python -m docs.checks.punctuation docs          # list offending lines, exit 1 if any
+    python -m docs.checks.punctuation --fix docs    # rewrite the pages in place
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
                 bad += 1
                 print(f"{page}:{n}: half-width punctuation in Chinese prose: {old.strip()[:80]}")
     if bad:
-        print(f"{bad} line(s) to fix; run: python docs/check_punctuation.py --fix {args.docs}")
+        print(f"{bad} line(s) to fix; run: python -m docs.checks.punctuation --fix {args.docs}")
         return 1
     return 0
 

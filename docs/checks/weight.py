@@ -1,6 +1,6 @@
 """Measure what each page of the built site transfers on a first visit, in Chromium.
 
-Usage: python docs/measure_weight.py BUILD_HTML_DIR [--out docs/_data/weight.json]
+Usage: python -m docs.checks.weight BUILD_HTML_DIR [--out docs/_data/weight.json]
                                      [--chromium PATH]
 
 Serves the site from 127.0.0.1 with Python's http.server (no compression, so bytes are the
@@ -20,10 +20,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from check_browser import CHROMIUM_FLAGS, SKIP_DIRS, _serve, has_chromium
 from playwright.sync_api import Browser, sync_playwright
 
-DOCS = Path(__file__).resolve().parent
+from .browser import CHROMIUM_FLAGS, SKIP_DIRS, _serve, has_chromium
+
+DOCS = Path(__file__).resolve().parents[1]
 # Issue #17: the heaviest chapter's first load is at most 2.5 MB, uncompressed.
 BUDGET_BYTES = 2_500_000
 LARGEST = 3

@@ -16,7 +16,7 @@ Playwright, which never downloads a browser) over every page with a calculator:
 With ``--record FILE`` it also writes the timings (first result after the click, and the
 median time of an update) with the browser, commit and date: a benchmark, not a test.
 
-    python docs/check_live.py docs/_build/html [--record docs/_data/live.json]
+    python -m docs.checks.live docs/_build/html [--record docs/_data/live.json]
 """
 
 from __future__ import annotations
@@ -31,17 +31,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlparse
 
-from check_browser import CHROMIUM_FLAGS, has_chromium, serve_edition
 from playwright.sync_api import Page, sync_playwright
 
 from infrabook import live
+from infrabook.calculators import Field, calculators
+
+from .browser import CHROMIUM_FLAGS, has_chromium, serve_edition
 
 CHROMIUM = "/usr/bin/chromium"
 BOOT_TIMEOUT_MS = 120_000
 UPDATES = 9
 
 
-def _changed(field: live.Field) -> str:
+def _changed(field: Field) -> str:
     """A valid input different from the field's default."""
     if field.kind == "choice":
         return next(c for c in field.choices if c != field.default)
@@ -57,7 +59,7 @@ def _changed(field: live.Field) -> str:
     return str(int(new)) if field.kind == "int" else repr(new)
 
 
-def _bad(field: live.Field) -> str | None:
+def _bad(field: Field) -> str | None:
     return None if field.kind in ("choice", "bool") else "-1e99x"
 
 
@@ -74,7 +76,7 @@ def _expected(result: dict) -> list[list[list[str]]]:
     return [[t["header"], *t["rows"]] for t in result["tables"]]
 
 
-def _set(page: Page, section: str, field: live.Field, value: str) -> None:
+def _set(page: Page, section: str, field: Field, value: str) -> None:
     selector = f"{section} [name='{field.name}']"
     if field.kind == "choice":
         page.select_option(selector, value)
@@ -100,7 +102,7 @@ def check_page(page: Page, url: str, timings: dict) -> list[str]:
     failures: list[str] = []
     page.goto(url)
     names = page.eval_on_selector_all(".live-calc", "els => els.map(e => e.dataset.calc)")
-    calcs = live.calculators()
+    calcs = calculators()
     for name in names:
         section = f"section.live-calc[data-calc='{name}']"
         calc = calcs[name]
@@ -213,7 +215,7 @@ def _in_language(where: str, result: dict) -> list[str]:
 def _between_fields(page: Page, section: str, where: str, inputs: dict) -> list[str]:
     """An error that no single field has (a call larger than every bucket) is shown above
     the tables, in the edition's language, as the package words it."""
-    calls = next(f for f in live.calculators()["buckets"].fields if f.name == "calls")
+    calls = next(f for f in calculators()["buckets"].fields if f.name == "calls")
     big = str(2 * max(int(b) for b in inputs.get("buckets", "2048").split(",")))
     before = _updates(page, section)
     _set(page, section, calls, big)

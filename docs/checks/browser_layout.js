@@ -1,4 +1,4 @@
-// Layout and language checks for one page, run by check_browser.py in the page itself.
+// Layout and language checks for one page, run by browser.py in the page itself.
 // Returns a list of problems, each a sentence naming what is wrong and where.
 async ({ english, desktop, dark }) => {
   const out = [];

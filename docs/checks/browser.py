@@ -1,6 +1,6 @@
 """Drive headless Chromium through every page of the built site.
 
-Usage: python docs/check_browser.py BUILD_HTML_DIR [--chromium PATH]
+Usage: python -m docs.checks.browser BUILD_HTML_DIR [--chromium PATH]
 
 Serves the site on 127.0.0.1, then for every page checks: HTTP 200, no console error or
 uncaught exception, every image loaded, math typeset by the local MathJax. It also checks
@@ -23,7 +23,7 @@ plate; and search for 融合 shows a prose snippet (not menu text, LaTeX source 
 code).
 
 The English edition (BUILD_HTML_DIR/en, checked when given as the root) gets the same walk
-with English searches ("fusion", "bucketing"), and no English-UI check (check_editions.py
+with English searches ("fusion", "bucketing"), and no English-UI check (editions.py
 checks its words); from either edition the language switcher must open the same page in the
 other.
 """
@@ -126,7 +126,7 @@ MODES = {
     "1280 light": dict(viewport={"width": 1280, "height": 900}, color_scheme="light"),
     "1280 dark": dict(viewport={"width": 1280, "height": 900}, color_scheme="dark"),
 }
-LAYOUT_JS = (Path(__file__).with_name("check_browser_layout.js")).read_text(encoding="utf-8")
+LAYOUT_JS = (Path(__file__).with_name("browser_layout.js")).read_text(encoding="utf-8")
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -294,7 +294,7 @@ class Checker:
             "els => els.map(e => e.href || new URL(e.getAttribute('action'), location).href)",
         )
         # the site's own pages; other hosts (the footer's licence and report links) are
-        # never fetched here, as in check_links.py
+        # never fetched here, as in links.py
         for target in sorted(t for t in set(targets) if t.startswith(base)):
             status = self.page.request.get(target).status
             if status != 200:

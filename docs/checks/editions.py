@@ -1,7 +1,7 @@
 """Fail unless the English edition is the Chinese one in English: same pages, same numbers,
 no stray Chinese, and a language switcher that leads to the same page both ways.
 
-Usage: python docs/check_editions.py HTML_DIR   (the Chinese site; the English one is HTML_DIR/en)
+Usage: python -m docs.checks.editions HTML_DIR   (the Chinese site; the English one is HTML_DIR/en)
 
 * Pages: every page of one edition exists in the other.
 * Numbers: on each page, the numbers inside glued values (``{glue:text}``) are the same

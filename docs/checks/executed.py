@@ -1,6 +1,6 @@
 """Fail unless every notebook page of the site was executed without an error output.
 
-Usage: python docs/check_executed.py DOCS_DIR BUILD_DIR
+Usage: python -m docs.checks.executed DOCS_DIR BUILD_DIR
 
 myst-nb writes each executed page as a notebook under BUILD_DIR/jupyter_execute; a page
 whose code cells lack an execution count was not run, and an output of type "error" (or a
