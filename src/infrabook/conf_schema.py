@@ -190,6 +190,9 @@ SCHEMAS: dict[str, Schema] = {
                 "device": Optional(NAME),
             }
         ),
+        "reference": Optional(
+            ListOf({"kind": one_of("cpu", "gpu"), "record": NAME, "reason": NAME})
+        ),
     },
 }
 
@@ -265,6 +268,16 @@ def _relations(name: str, data: dict[str, Any], path: Path) -> None:
         _distinct(path, "claim[].id", [c["id"] for c in data["claim"]])
     elif name == "bench_targets.toml":
         _distinct(path, "target[].id", [t["id"] for t in data["target"]])
+        refs = data.get("reference", [])
+        _distinct(path, "reference[].kind", [r["kind"] for r in refs])
+        for i, r in enumerate(refs):
+            if not r["record"].startswith(f"{r['kind']}-"):
+                raise _fail(
+                    path,
+                    f"reference[{i}].record",
+                    f"a record name starting {r['kind']}-",
+                    repr(r["record"]),
+                )
 
 
 def validate(name: str, data: dict[str, Any], path: Path) -> dict[str, Any]:

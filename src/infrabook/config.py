@@ -22,6 +22,7 @@ __all__ = [
     "ConfError",
     "Device",
     "Figure",
+    "bench_references",
     "bench_targets",
     "check_all",
     "claims",
@@ -99,6 +100,17 @@ def bench_targets() -> dict[str, dict[str, Any]]:
     ('>=', 1.6)
     """
     return {t["id"]: t for t in _load("bench_targets.toml", conf_dir())["target"]}
+
+
+def bench_references() -> dict[str, dict[str, Any]]:
+    """The record of each kind of machine (``cpu``, ``gpu``) that the chapters' prose quotes,
+    from ``conf/bench_targets.toml`` [[reference]], keyed by kind; each says why.
+
+    >>> bench_references()["cpu"]["record"].startswith("cpu-")
+    True
+    """
+    found = _load("bench_targets.toml", conf_dir()).get("reference", [])
+    return {r["kind"]: r for r in found}
 
 
 def live_targets() -> dict[str, int]:
@@ -191,6 +203,7 @@ def check_all() -> None:
     scenarios()
     claims()
     bench_targets()
+    bench_references()
     devices()
 
 

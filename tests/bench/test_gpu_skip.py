@@ -8,9 +8,12 @@ import pytest
 import torch
 
 from infrabook import config
-from infrabook.bench import gpu, record, report, run
+from infrabook.bench import gpu, host, record, report, run
 from infrabook.bench.registry import GPU_EXPERIMENTS, get
 from infrabook.labels import text
+
+#: The name of this machine's CPU record, as the suite writes it.
+CPU = record.machine_name(host.cpu_info())
 
 
 @pytest.fixture
@@ -26,11 +29,11 @@ def test_gpu_experiment_skipped_without_cuda(no_cuda, name):
 
 def test_suite_records_gpu_skips_in_the_cpu_record(no_cuda, bench_dir):
     assert run.main(["--only", "gpu"]) == 0
-    data = record.read(bench_dir / "cpu.json")
+    data = record.read(bench_dir / f"{CPU}.json")
     assert set(data.experiments) == set(GPU_EXPERIMENTS)
     assert all(e.reason == "no CUDA device" for e in data.experiments.values())
     # the CPU record says why; the book still reports the GPU experiment as not measured
-    assert "no CUDA device" in report.show("gpu_flash", device="cpu").message
+    assert "no CUDA device" in report.show("gpu_flash", device=CPU).message
     assert report.show("gpu_flash").message == text("bench.no_gpu_record")
     with pytest.raises(LookupError, match="gpu_flash on any GPU: not measured"):
         report.results("gpu_flash")
@@ -127,8 +130,8 @@ def test_gpu_experiments_dry_run(dry):
     assert persistent.results.variants["persistent_1x_sm"].programs == 2
     assert all(v.equal_to_per_tile for v in persistent.results.variants.values())
     for e in entries:
-        record.merge("nvidia-h200", e)
-    assert list(report.records()) == ["nvidia-h200"]
+        record.merge("gpu-h200-bdae84", e)
+    assert list(report.records()) == ["gpu-h200-bdae84"]
     for name in GPU_EXPERIMENTS:
         shown = report.show(name)
         assert shown.tables and "NVIDIA H200" in shown.provenance

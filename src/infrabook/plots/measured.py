@@ -152,6 +152,33 @@ def gpu_swiglu(e: Entry, where: str) -> Figure:
     return fig
 
 
+def machines(title: str, rows: dict[str, tuple[float, dict[str, float | None]]]) -> Figure:
+    """One mark per machine on each row, at its measured value over the book's model, so
+    that 1 is the model: ``rows`` maps a row's label to the model's value and each record's
+    (None where a record lacks the row). A figure that says so when no record has a row."""
+    with mpl.rc_context({"text.parse_math": False}):
+        if not rows:
+            return _message(text("bench.not_measured"))
+        with book_style():
+            fig, ax = _single(6.4, 1.2 + 0.42 * len(rows))
+            labels = list(rows)
+            names = list(next(iter(rows.values()))[1])
+            markers = "osD^vP*X"
+            for i, name in enumerate(names):
+                offset = (i - (len(names) - 1) / 2) * 0.12
+                points = [(rows[row][1].get(name), rows[row][0], y) for y, row in enumerate(labels)]
+                xy = [(v / model, y + offset) for v, model, y in points if v is not None]
+                xs, ys = [x for x, _ in xy], [y for _, y in xy]
+                ax.plot(xs, ys, markers[i % len(markers)], ls="", label=name)
+            ax.axvline(1.0, ls="--", color=GREY, label=text("bench.fig.model"))
+            ax.set_yticks(range(len(labels)), _categories(labels))
+            ax.invert_yaxis()
+            ax.set_xlabel(text("bench.fig.ratio"))
+            ax.set_title(text("bench.fig.machines", title=title))
+            ax.legend(loc="best", fontsize="small")
+            return fig
+
+
 FIGURES: dict[str, Callable[[Entry, str], Figure]] = {
     "fusion": fusion,
     "attention_memory": attention_memory,
