@@ -258,15 +258,15 @@ _LABELS: dict[str, tuple[str, str]] = {
     ),
     "bench.cmp.yours": ("{name}（你的）", "{name} (yours)"),
     "bench.cmp.alone": (
-        "目前只有这一台机器的记录；别的机器的记录加进来后，这里会说它们与这台相差多少。",
-        "This is the only machine with a record so far; once others add theirs, this line says "
-        "how far they are from it.",
+        "目前没有别的机器在同样的尺寸上测过；别的机器的记录加进来后，这里会说它们与这台相差多少。",
+        "No other machine has measured this at the same sizes yet; once others add their "
+        "records, this line says how far they are from this one.",
     ),
     "bench.cmp.agree": (
-        "另有 {n} 台机器的记录可以比较：各项数值与这台相差不超过 {spread}%"
+        "另有 {n} 台机器在同样的尺寸上测过：各项可比的数值与这台相差不超过 {spread}%"
         "（各台机器并排见实测附录）。",
-        "{n} other machine(s) have comparable records: every value is within {spread}% of this "
-        "one (the measurements appendix shows them side by side).",
+        "{n} other machine(s) measured this at the same sizes: every comparable value is within "
+        "{spread}% of this one (the measurements appendix shows them side by side).",
     ),
     "bench.cmp.none_yet": (
         "{path} 里还没有别的记录可以比较。",

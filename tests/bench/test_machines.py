@@ -150,6 +150,12 @@ def test_a_chapter_says_how_many_other_machines_agree_and_within_what(bench_dir)
     assert others == 1 and worst == pytest.approx(100 * (1 - 1 / 1.1))
     assert report.show("fusion").notes == (text("bench.cmp.agree", n=1, spread="9"),)
     assert report.show("launches").notes == (text("bench.cmp.agree", n=1, spread="0"),)
+    quick = json.loads((bench_dir / "cpu-other-4c-abcdef.json").read_text(encoding="utf-8"))
+    for entry in quick["experiments"].values():
+        entry["provenance"]["quick"] = True  # other sizes: shown beside, not compared
+    (bench_dir / "cpu-other-4c-abcdef.json").write_text(json.dumps(quick), encoding="utf-8")
+    assert report.show("fusion").notes == (text("bench.cmp.alone"),)
+    assert len(report.side_by_side("fusion").tables[0].columns) == 4
 
 
 def test_compare_prints_the_readers_machine_beside_the_books(bench_dir, capsys):

@@ -77,15 +77,17 @@ def machine_line(name: str, entry: Entry) -> str:
 def spread(
     experiment: str, reference: str, records: Mapping[str, Record]
 ) -> tuple[int, float | None]:
-    """How many other records measured ``experiment`` on rows the reference also has, and
-    the largest difference from the reference on those rows, in percent of the reference's
-    value (None when no other record compares)."""
+    """How many other records measured ``experiment`` at the reference's sizes (a quick run
+    is not compared with a full one) on rows the reference also has, and the largest
+    difference from the reference on those rows, in percent of the reference's value (None
+    when no other record compares)."""
     measured = entries(experiment, records)
     if reference not in measured:
         return 0, None
     compared, others, worst = rows(measured), 0, None
-    for name in measured:
-        if name == reference:
+    quick = measured[reference].provenance.quick
+    for name, entry in measured.items():
+        if name == reference or entry.provenance.quick != quick:
             continue
         pairs = [(v[name], v[reference]) for _, v in compared.values()]
         diffs = [100 * abs(a - b) / abs(b) for a, b in pairs if a is not None and b]
