@@ -23,7 +23,7 @@ import torch
 
 from infrabook import bucketing, config
 from infrabook.attention_sizes import attention_sizes
-from infrabook.bench import host
+from infrabook.bench import host, validate
 from infrabook.bench.dispatch import FFN, count_runs
 from infrabook.bench.experiment import Measured, experiment, log, table
 from infrabook.bench.record import Results, Target
@@ -51,8 +51,15 @@ def _timed(params: dict[str, Any], *clauses: str) -> str:
 
 
 def _first_line(err: BaseException) -> str:
+    """An error's type and first line, for a record: folders in it (a compiler's cache path
+    names the user) are cut to ``…/``, since a record holds no path.
+
+    >>> _first_line(OSError("cannot open /tmp/torchinductor_ada/x.cpp\\nmore"))
+    'OSError: cannot open …/x.cpp'
+    """
     lines = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {lines[0] if lines else ''}"[:300]
+    first = validate.PATH.sub("…/", lines[0] if lines else "")
+    return f"{type(err).__name__}: {first}"[:300]
 
 
 def peak_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, int]:
