@@ -218,6 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             record.slug(args.machine)
         except ValueError as err:
             parser.error(f"--machine: {err}")
+    if args.compare and args.isolate:
+        parser.error(
+            "--compare runs in the suite's own process: after --isolate, run "
+            "`python -m infrabook.bench compare RECORD ...`"
+        )
     if args.limit is not None and (not args.isolate or args.limit <= 0):
         parser.error(f"--limit needs --isolate and a positive number, got {args.limit}")
     logging.basicConfig(level=logging.INFO, format="[bench] %(message)s", stream=sys.stderr)
