@@ -160,7 +160,9 @@ def machines(title: str, rows: dict[str, tuple[float, dict[str, float | None]]])
         if not rows:
             return _message(text("bench.not_measured"))
         with book_style():
-            fig, ax = _single(6.4, 1.2 + 0.42 * len(rows))
+            fig, ax = _single(
+                6.4, 1.8 + 0.42 * len(rows) + 0.25 * len(next(iter(rows.values()))[1])
+            )
             labels = list(rows)
             names = list(next(iter(rows.values()))[1])
             markers = "osD^vP*X"
@@ -175,7 +177,8 @@ def machines(title: str, rows: dict[str, tuple[float, dict[str, float | None]]])
             ax.invert_yaxis()
             ax.set_xlabel(text("bench.fig.ratio"))
             ax.set_title(text("bench.fig.machines", title=title))
-            ax.legend(loc="best", fontsize="small")
+            # below the axes: marks may sit anywhere on the ratio axis
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), fontsize="small")
             return fig
 
 
