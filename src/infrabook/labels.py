@@ -273,10 +273,7 @@ _LABELS: dict[str, tuple[str, str]] = {
         "There are no other records to compare with in {path}.",
     ),
     "bench.cmp.files": ("记录文件：{paths}", "record files: {paths}"),
-    "bench.fig.machines": (
-        "各台机器与本书的模型：{title}",
-        "Machines against the book's model: {title}",
-    ),
+    "bench.fig.machines": ("各台机器与本书的模型", "Machines against the book's model"),
     "bench.fig.ratio": ("实测 ÷ 模型（1 = 与模型一致）", "measured ÷ model (1 = as modelled)"),
     "bench.fig.model": ("模型", "model"),
     "bench.prov.measured": ("测量于 {where}", "Measured on {where}"),

@@ -24,13 +24,27 @@ def entries(experiment: str, records: Mapping[str, Record]) -> dict[str, Entry]:
 
 def rows(measured: Mapping[str, Entry]) -> Rows:
     """By row: the book's model (the first record's that has one) and each record's value;
-    a row one record lacks (other sizes, a path that did not run) is None there."""
+    a row one record lacks (other sizes, a path that did not run) is None there. A row only
+    some records have goes after the row it follows in theirs, so sizes stay in order.
+
+    >>> from types import SimpleNamespace as N
+    >>> def at(*ls):
+    ...     by_row = {f"L={n}": (n, n) for n in ls}
+    ...     return N(params={}, results=N(compared=lambda params: by_row))
+    >>> list(rows({"full": at(1024, 2048), "quick": at(256, 512, 1024)}))
+    ['L=256', 'L=512', 'L=1024', 'L=2048']
+    """
     out: Rows = {}
+    order: list[str] = []
     for name, entry in measured.items():
+        before = -1
         for row, (model, value) in entry.results.compared(entry.params).items():
+            if row not in out:
+                order.insert(before + 1, row)
+            before = order.index(row)
             known, values = out.get(row, (None, {}))
             out[row] = (known if known is not None else model, values | {name: value})
-    return {row: (model, {n: v.get(n) for n in measured}) for row, (model, v) in out.items()}
+    return {row: (out[row][0], {n: out[row][1].get(n) for n in measured}) for row in order}
 
 
 def table(

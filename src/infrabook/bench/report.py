@@ -170,7 +170,7 @@ def machines_figure(experiment: str, *, folder: Folder = None) -> Any:
 
     compared = compare.rows(compare.entries(experiment, records(folder=folder)))
     modelled = {row: (m, v) for row, (m, v) in compared.items() if m}
-    return measured.machines(get(experiment).title, modelled)
+    return measured.machines(modelled)
 
 
 def render(entry: Entry, where: str) -> Display:

@@ -152,7 +152,7 @@ def gpu_swiglu(e: Entry, where: str) -> Figure:
     return fig
 
 
-def machines(title: str, rows: dict[str, tuple[float, dict[str, float | None]]]) -> Figure:
+def machines(rows: dict[str, tuple[float, dict[str, float | None]]]) -> Figure:
     """One mark per machine on each row, at its measured value over the book's model, so
     that 1 is the model: ``rows`` maps a row's label to the model's value and each record's
     (None where a record lacks the row). A figure that says so when no record has a row."""
@@ -176,7 +176,7 @@ def machines(title: str, rows: dict[str, tuple[float, dict[str, float | None]]])
             ax.set_yticks(range(len(labels)), _categories(labels))
             ax.invert_yaxis()
             ax.set_xlabel(text("bench.fig.ratio"))
-            ax.set_title(text("bench.fig.machines", title=title))
+            ax.set_title(text("bench.fig.machines"))
             # below the axes: marks may sit anywhere on the ratio axis
             ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), fontsize="small")
             return fig
