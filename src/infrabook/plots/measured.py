@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.transforms import offset_copy
 
 from infrabook.bench.gpu import MODES
 from infrabook.bench.record import Entry
@@ -177,8 +178,12 @@ def machines(rows: dict[str, tuple[float, dict[str, float | None]]]) -> Figure:
             ax.invert_yaxis()
             ax.set_xlabel(text("bench.fig.ratio"))
             ax.set_title(text("bench.fig.machines"))
-            # below the axes: marks may sit anywhere on the ratio axis
-            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), fontsize="small")
+            # below the axes, clear of the x label, whatever the figure's height: marks may
+            # sit anywhere on the ratio axis
+            below = offset_copy(ax.transAxes, fig=fig, y=-36, units="points")
+            ax.legend(
+                loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below, fontsize="small"
+            )
             return fig
 
 
