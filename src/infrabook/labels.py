@@ -251,6 +251,15 @@ _LABELS: dict[str, tuple[str, str]] = {
         "{what}: group time ÷ generic's",
     ),
     "bench.cmp.pct_peak": ("最好的矩阵乘速率占估计峰值的 %", "best matmul rate, % of est. peak"),
+    "bench.cmp.pct_peak_at": (
+        "L={L}：Triton 占 bf16 标称峰值的 %",
+        "L={L}: Triton, % of bf16 datasheet peak",
+    ),
+    "bench.cmp.vs_sdpa": ("L={L}：Triton ÷ SDPA 的吞吐", "L={L}: Triton ÷ SDPA throughput"),
+    "bench.cmp.host": ("{what}：主机提交次数", "{what}: host submissions"),
+    "bench.cmp.kernels": ("{what}：设备上的 kernel 数", "{what}: kernels on device"),
+    "bench.cmp.pct_dram": ("{what}：占标称显存带宽的 %", "{what}: % of datasheet DRAM bandwidth"),
+    "bench.cmp.gb_s": ("{what}：GB/s", "{what}: GB/s"),
     "bench.cmp.machine": ("{name}：{what}", "{name}: {what}"),
     "bench.cmp.is_reference": (
         "（正文引用的参考记录）",

@@ -139,6 +139,24 @@ def test_gpu_experiments_dry_run(dry):
         report.figure(name)
     assert report.results("gpu_graphs").configs["eager"].kernels == 3
     assert report.entry("gpu_swiglu").results == swiglu.results  # read back as written
+    # side by side: every GPU experiment has rows with the book's model, and the figure
+    dram = config.device("h200").dram_tb_s.value * 1e3
+    expected = {
+        "gpu_swiglu": (text("bench.cmp.pct_copy", what="[4, 64] triton_fused · "
+                            + text("bench.l2.flushed")), 100.0,
+                       swiglu.results.shapes[0].pct_copy(
+                           swiglu.results.shapes[0].paths["triton_fused"], "flushed")),
+        "gpu_flash": (text("bench.cmp.pct_peak_at", L=16), 100.0, share),
+        "gpu_graphs": (text("bench.cmp.kernels", what="eager"), 18, 3),
+        "gpu_persistent": (text("bench.cmp.pct_dram", what="persistent_1x_sm"), 100.0,
+                           100 * persistent.results.variants["persistent_1x_sm"].timing.gb_s(
+                               persistent.results.model_bytes) / dram),
+    }  # fmt: skip
+    for name, (row, model, value) in expected.items():
+        (table,) = report.side_by_side(name).tables
+        rows = {r[0]: r[1:] for r in table.rows}
+        assert rows[row][0] == model and rows[row][1] == pytest.approx(value), name
+        report.machines_figure(name)
 
 
 def test_an_unprofiled_gpu_has_no_share_of_a_datasheet_peak(dry):

@@ -30,7 +30,8 @@ def rows(measured: Mapping[str, Entry]) -> Rows:
     >>> from types import SimpleNamespace as N
     >>> def at(*ls):
     ...     by_row = {f"L={n}": (n, n) for n in ls}
-    ...     return N(params={}, results=N(compared=lambda params: by_row))
+    ...     prov = N(device={})
+    ...     return N(params={}, provenance=prov, results=N(compared=lambda params, device: by_row))
     >>> list(rows({"full": at(1024, 2048), "quick": at(256, 512, 1024)}))
     ['L=256', 'L=512', 'L=1024', 'L=2048']
     """
@@ -38,7 +39,9 @@ def rows(measured: Mapping[str, Entry]) -> Rows:
     order: list[str] = []
     for name, entry in measured.items():
         before = -1
-        for row, (model, value) in entry.results.compared(entry.params).items():
+        for row, (model, value) in entry.results.compared(
+            entry.params, entry.provenance.device
+        ).items():
             if row not in out:
                 order.insert(before + 1, row)
             before = order.index(row)

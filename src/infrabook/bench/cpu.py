@@ -141,7 +141,9 @@ class FusionResults(Results):
         flush = text("bench.method.flush", mib=mib) if mib else text("bench.method.no_flush")
         return _timed(params, flush, text("bench.method.fusion"))
 
-    def compared(self, params: dict[str, Any]) -> dict[str, tuple[float | None, float | None]]:
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
         """Each fused path's speed-up over eager (model: the bytes' ratio) and each path's
         bandwidth as a share of the copy's (model: 100 %, every path moving its modelled
         bytes at copy bandwidth); the copy's GB/s beside them, without a model."""
@@ -298,7 +300,9 @@ class AttentionResults(Results):
 
     per_seq_len: tuple[AttentionRow, ...]
 
-    def compared(self, params: dict[str, Any]) -> dict[str, tuple[float | None, float | None]]:
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
         """Naive and blockwise peak MiB at each L, beside the model's."""
         rows: dict[str, tuple[float | None, float | None]] = {}
         for r in self.per_seq_len:
@@ -383,7 +387,9 @@ class LaunchResults(Results):
     eager: Dispatches
     fused: Dispatches
 
-    def compared(self, params: dict[str, Any]) -> dict[str, tuple[float | None, float | None]]:
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
         """Dispatches counted, beside the article's kernel counts."""
         article = {c.name: c.kernels for c in article_launch_counts()}
         counted = (("eager", self.eager), ("fused", self.fused))
@@ -504,7 +510,9 @@ class ShapesResults(Results):
         ties = self.groups
         return {(c.a, c.b): (c.runs, ties[c.a].ties(ties[c.b])) for c in pairwise(lines)}
 
-    def compared(self, params: dict[str, Any]) -> dict[str, tuple[float | None, float | None]]:
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
         """Each strategy's group time over generic's, beside the book's model (time in
         proportion to rows executed), and the best matmul rate as a share of the estimated
         peak, without a model."""

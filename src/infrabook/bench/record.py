@@ -65,9 +65,12 @@ class Results:
         the experiment these results belong to, filled from ``params``."""
         return text(f"bench.method.{self.experiment}", **params)
 
-    def compared(self, params: dict[str, Any]) -> dict[str, tuple[float | None, float | None]]:
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
         """What machines are compared on, in the page's language: by row, the book's model
-        prediction (None where the book has none) and the measured value. Rows that do not
+        prediction (None where the book has none) and the measured value; ``device`` is the
+        entry's provenance's description of the device. Rows that do not
         depend on the machine's size (ratios, percentages, counts) let records from
         different machines sit side by side; none unless an experiment says."""
         return {}
