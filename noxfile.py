@@ -171,8 +171,11 @@ def typecheck(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """The benchmark suite: CPU experiments always, GPU ones where CUDA is present; writes
-    ``docs/_data/bench/<device>.json``. Pass ``-- --quick`` for scaled-down sizes, ``-- --only
-    gpu`` on a GPU machine to leave ``cpu.json`` alone, ``-- --help`` for the rest.
+    ``docs/_data/bench/<machine>.json`` (a re-run on the same machine replaces its entries).
+    Pass ``-- --compare`` to print your machine beside the book's records and the model,
+    ``-- --quick`` for scaled-down sizes, ``-- --machine LABEL`` to name a machine apart,
+    ``-- --only gpu`` on a GPU machine to leave the CPU's record alone, ``-- --help`` for the
+    rest.
 
     numexpr (a fused CPU path of the fusion experiment) comes with the ``bench`` extra; the
     suite records it as skipped where it is missing.

@@ -72,24 +72,25 @@ def test_commit_and_uncommitted_changes(tmp_path):
 
 
 def test_record_dates_reads_each_records_dates(tmp_path):
-    shutil.copy(RECORDS / "cpu.json", tmp_path / "cpu.json")
-    data = json.loads((RECORDS / "cpu.json").read_text(encoding="utf-8"))
+    book = "cpu-amd-epyc-2c-c8153f.json"
+    shutil.copy(RECORDS / book, tmp_path / book)
+    data = json.loads((RECORDS / book).read_text(encoding="utf-8"))
     days = sorted(
         {e["provenance"]["date"][:10] for e in data["experiments"].values() if e["status"] == "ok"}
     )
     expected = days[0] if len(days) == 1 else f"{days[0]}–{days[-1]}"
-    assert build.record_dates(tmp_path, "en") == [f"cpu.json {expected}"]
-    # a second machine's record (a record names its own device, which is its file name)
-    other = json.dumps({**data, "device": "other-device"}, ensure_ascii=False)
-    (tmp_path / "other-device.json").write_text(other, encoding="utf-8")
-    # every record, the CPU's first, each whole (the footer keeps one from breaking)
+    assert build.record_dates(tmp_path, "en") == [f"{book} {expected}"]
+    # a second machine's record (a record names its machine, which is its file name)
+    other = json.dumps({**data, "device": "cpu-aaa-1c-000000"}, ensure_ascii=False)
+    (tmp_path / "cpu-aaa-1c-000000.json").write_text(other, encoding="utf-8")
+    # every record, the reference first, each whole (the footer keeps one from breaking)
     assert build.record_dates(tmp_path, "en") == [
-        f"cpu.json {expected}",
-        f"other-device.json {expected}",
+        f"{book} {expected}",
+        f"cpu-aaa-1c-000000.json {expected}",
     ]
     assert build.record_dates(tmp_path / "nothing", "zh") == ["无"]
-    (tmp_path / "other-device.json").unlink()
-    (tmp_path / "cpu.json").write_text("{", encoding="utf-8")
+    (tmp_path / "cpu-aaa-1c-000000.json").unlink()
+    (tmp_path / book).write_text("{", encoding="utf-8")
     assert build.record_dates(tmp_path, "en") == ["unreadable"]
 
 

@@ -113,8 +113,8 @@ def date_span(dates: list[str]) -> str:
 
 def record_dates(folder: Path, lang: str) -> list[str]:
     """Each benchmark record in ``folder`` with the days its measurements were taken, as the
-    footer shows them (``cpu.json 2026-11-29``); or the words, in ``lang``, for none, or for
-    records that cannot be read."""
+    footer shows them (``cpu-amd-epyc-2c-c8153f.json 2026-11-29``); or the words, in
+    ``lang``, for none, or for records that cannot be read."""
     try:
         found = report.records(folder=folder)
     except RecordError:

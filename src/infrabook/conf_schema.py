@@ -80,6 +80,15 @@ def check_relations(data: Any, path: Path) -> None:
         _distinct(path, "claim[].id", [c.id for c in data.claim])
     elif path.name == "bench_targets.toml":
         _distinct(path, "target[].id", [t.id for t in data.target])
+        _distinct(path, "reference[].kind", [r.kind for r in data.reference])
+        for i, r in enumerate(data.reference):
+            if not r.record.startswith(f"{r.kind}-"):
+                raise _fail(
+                    path,
+                    f"reference[{i}].record",
+                    f"a record name starting {r.kind}-",
+                    repr(r.record),
+                )
 
 
 def check_device(key: str, known: Mapping[str, object], path: Path) -> None:

@@ -49,11 +49,13 @@ __all__ = [
     "LiveTargets",
     "OnlineSoftmax",
     "Overlap",
+    "Reference",
     "Scenarios",
     "StandardTiles",
     "StrategyConf",
     "Target",
     "Timeline",
+    "bench_references",
     "bench_targets",
     "check_all",
     "claims",
@@ -234,9 +236,19 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """The record of one kind of machine that the chapters' prose quotes, and why."""
+
+    kind: Literal["cpu", "gpu"]
+    record: Name
+    reason: Name
+
+
+@dataclass(frozen=True)
 class _BenchTargetsFile:
     live: LiveTargets
     target: tuple[Target, ...]
+    reference: tuple[Reference, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -375,6 +387,17 @@ def bench_targets() -> dict[str, Target]:
     return {t.id: t for t in _load("bench_targets.toml", _BenchTargetsFile, conf_dir()).target}
 
 
+def bench_references() -> dict[str, Reference]:
+    """The record of each kind of machine (``cpu``, ``gpu``) that the chapters' prose quotes,
+    from ``conf/bench_targets.toml`` [[reference]], keyed by kind; each says why.
+
+    >>> bench_references()["cpu"].record.startswith("cpu-")
+    True
+    """
+    found = _load("bench_targets.toml", _BenchTargetsFile, conf_dir()).reference
+    return {r.kind: r for r in found}
+
+
 def live_targets() -> LiveTargets:
     """The live calculators' targets of ``conf/bench_targets.toml`` [live], in milliseconds.
 
@@ -406,6 +429,7 @@ def check_all() -> None:
     scenarios()
     claims()
     bench_targets()
+    bench_references()
     devices()
 
 

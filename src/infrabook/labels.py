@@ -240,6 +240,51 @@ _LABELS: dict[str, tuple[str, str]] = {
         "GPU：L=8192、d=128、bf16 时 Triton FlashAttention 与 SDPA 的吞吐之比",
         "GPU: Triton FlashAttention / SDPA throughput at L=8192, d=128, bf16",
     ),
+    "bench.cmp.speedup": ("{what}：相对 eager 的加速比", "{what}: speed-up vs eager"),
+    "bench.cmp.pct_copy": ("{what}：占复制带宽的 %", "{what}: % of copy bandwidth"),
+    "bench.cmp.copy_gb_s": ("复制带宽 GB/s", "copy bandwidth GB/s"),
+    "bench.cmp.naive_mib": ("L={L}：朴素峰值 MiB", "L={L}: naive peak MiB"),
+    "bench.cmp.block_mib": ("L={L}：分块峰值 MiB", "L={L}: blockwise peak MiB"),
+    "bench.cmp.dispatches": ("{what}：派发数", "{what}: dispatches"),
+    "bench.cmp.group_ratio": (
+        "{what}：一组时间 ÷ 通用的",
+        "{what}: group time ÷ generic's",
+    ),
+    "bench.cmp.pct_peak": ("最好的矩阵乘速率占估计峰值的 %", "best matmul rate, % of est. peak"),
+    "bench.cmp.pct_peak_at": (
+        "L={L}：Triton 占 bf16 标称峰值的 %",
+        "L={L}: Triton, % of bf16 datasheet peak",
+    ),
+    "bench.cmp.vs_sdpa": ("L={L}：Triton ÷ SDPA 的吞吐", "L={L}: Triton ÷ SDPA throughput"),
+    "bench.cmp.host": ("{what}：主机提交次数", "{what}: host submissions"),
+    "bench.cmp.kernels": ("{what}：设备上的 kernel 数", "{what}: kernels on device"),
+    "bench.cmp.pct_dram": ("{what}：占标称显存带宽的 %", "{what}: % of datasheet DRAM bandwidth"),
+    "bench.cmp.gb_s": ("{what}：GB/s", "{what}: GB/s"),
+    "bench.cmp.machine": ("{name}：{what}", "{name}: {what}"),
+    "bench.cmp.is_reference": (
+        "（正文引用的参考记录）",
+        " (the reference record the chapters quote)",
+    ),
+    "bench.cmp.yours": ("{name}（你的）", "{name} (yours)"),
+    "bench.cmp.alone": (
+        "目前没有别的机器在同样的尺寸上测过；别的机器的记录加进来后，这里会说它们与这台相差多少。",
+        "No other machine has measured this at the same sizes yet; once others add their "
+        "records, this line says how far they are from this one.",
+    ),
+    "bench.cmp.agree": (
+        "另有 {n} 台机器在同样的尺寸上测过：各项可比的数值与这台相差不超过 {spread}%"
+        "（各台机器并排见实测附录）。",
+        "{n} other machine(s) measured this at the same sizes: every comparable value is within "
+        "{spread}% of this one (the measurements appendix shows them side by side).",
+    ),
+    "bench.cmp.none_yet": (
+        "{path} 里还没有别的记录可以比较。",
+        "There are no other records to compare with in {path}.",
+    ),
+    "bench.cmp.files": ("记录文件：{paths}", "record files: {paths}"),
+    "bench.fig.machines": ("各台机器与本书的模型", "Machines against the book's model"),
+    "bench.fig.ratio": ("实测 ÷ 模型（1 = 与模型一致）", "measured ÷ model (1 = as modelled)"),
+    "bench.fig.model": ("模型", "model"),
     "bench.prov.measured": ("测量于 {where}", "Measured on {where}"),
     "bench.prov.cpu": ("{name}，{cores} 核", "{name}, {cores} cores"),
     "bench.prov.gpu": (
@@ -399,21 +444,19 @@ _LABELS: dict[str, tuple[str, str]] = {
         "T_total = P + n·T_run：两条实测直线的交点",
         "T_total = P + n·T_run: where the measured lines cross",
     ),
-    "bench.shapes.same_run": (
-        "运行时间相同：准备更便宜的一方总是赢",
-        "same run time: the cheaper preparation always wins",
-    ),
-    "bench.shapes.always": (
-        "{name}对任何 n 都更便宜（运行更快，准备也更便宜）",
-        "{name} is cheaper for every n (faster and cheaper to prepare)",
-    ),
     "bench.shapes.below": (
         "n < {runs} 时{cheap}更便宜，之后{fast}更便宜",
         "{cheap} is cheaper below n = {runs} runs, {fast} above",
     ),
-    "bench.shapes.noise": (
-        "（但两者运行时间之差小于噪声）",
-        " (but the run times differ by less than their noise)",
+    "bench.shapes.cross_note": (
+        "。只列出在正的运行次数上、运行时间之差大于噪声的交点：两条直线平行时不相交；交点为负时，"
+        "它落在第一次运行之前，一种策略对任何次数都更便宜；运行时间之差小于噪声时，交点的位置本身"
+        "就是噪声，斜率稍有变化，它就移动成千上万次，甚至越过零",
+        ". Only crossings at a positive number of runs, between run times that differ by more "
+        "than their noise, are listed: parallel lines never cross; a negative crossing falls "
+        "before the first run, where one strategy is cheaper for every count; and when the run "
+        "times differ by less than their noise, where they cross is noise too (a slight change "
+        "of slope moves it by thousands of runs, or past zero)",
     ),
     "bench.strategy.generic": ("通用", "generic"),
     "bench.strategy.bucketed": ("分桶", "bucketed"),
@@ -459,6 +502,8 @@ _LABELS: dict[str, tuple[str, str]] = {
     "bench.col.host_launches": ("主机 kernel 启动", "host kernel launches"),
     "bench.col.issue_us": ("主机提交 μs", "host issue μs"),
     "bench.col.l2": ("L2", "L2"),
+    "bench.col.model": ("本书的模型", "book's model"),
+    "bench.col.quantity": ("数值", "quantity"),
     "bench.col.margin": ("差距", "margin"),
     "bench.col.max_diff": ("最大 |Δ|", "max |Δ|"),
     "bench.col.max_diff_sdpa": ("与 SDPA 的最大 |Δ|", "max |Δ| vs SDPA"),

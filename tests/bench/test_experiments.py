@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infrabook.bench import cpu, host
+from infrabook.bench import cpu, host, report
 from infrabook.bench.cpu import peak_bytes
 from infrabook.bench.dispatch import FFN, count_runs
 from infrabook.bench.timing import Timing
@@ -190,7 +192,7 @@ def test_crossovers_from_measured_lines():
     results = cpu.ShapesResults({}, {"generic": slow, "bucketed": fast}, prep)
     (((a, b), (runs, tie)),) = results.crossovers().items()
     assert (a, b, round(runs), tie) == ("generic", "bucketed", 65, False)
-    assert results._meaning(a, b, runs, tie) == text(
+    assert results._meaning(a, b, runs) == text(
         "bench.shapes.below",
         cheap=text("bench.strategy.generic"),
         runs="65.2",
@@ -198,9 +200,7 @@ def test_crossovers_from_measured_lines():
     )
     results = cpu.ShapesResults({}, {"generic": fast, "bucketed": slow}, prep)
     (((a, b), (runs, tie)),) = results.crossovers().items()
-    assert results._meaning(a, b, runs, tie) == text(
-        "bench.shapes.always", name=text("bench.strategy.generic")
-    )
+    assert round(runs, 1) == -65.2 and not results.shown_crossing(runs, tie)
     overlapping = {"generic": Timing(0.017, 0.015, 0.021), "bucketed": Timing(0.02, 0.019, 0.022)}
     results = cpu.ShapesResults({}, overlapping, prep)
     assert (
@@ -208,4 +208,40 @@ def test_crossovers_from_measured_lines():
     )  # no samples: the p20-p80 ranges overlap
     same = cpu.ShapesResults({}, {"generic": fast, "bucketed": fast}, prep)
     assert same.crossovers()["generic", "bucketed"][0] is None
-    assert same._meaning("generic", "bucketed", None, True) == text("bench.shapes.same_run")
+
+
+def _crossing_rows(results, params):
+    tables = results.tables(params, {})
+    cross = [t for t in tables if t.columns[1] == text("bench.col.runs_star")]
+    return cross[0].rows if cross else ()
+
+
+@pytest.mark.parametrize(
+    ("generic", "bucketed", "shown"),
+    [
+        (Timing(0.017, 0.0165, 0.0175), Timing(0.0124, 0.012, 0.013), True),  # n* = 65.2
+        (Timing(0.0124, 0.012, 0.013), Timing(0.017, 0.0165, 0.0175), False),  # n* = -65.2
+        (Timing(0.017, 0.015, 0.021), Timing(0.016, 0.014, 0.02), False),  # within noise
+        (Timing(0.017, 0.0165, 0.0175), Timing(0.017, 0.0165, 0.0175), False),  # parallel
+    ],
+    ids=["positive", "negative", "noise", "parallel"],
+)
+def test_the_crossover_table_lists_only_positive_crossings_beyond_noise(generic, bucketed, shown):
+    """#26: the committed record's -1,121-group crossing was a row of this table."""
+    prep = cpu.Prep(0.0, (100.0,), {"8": 400.0}, {})
+    results = cpu.ShapesResults({"8": generic}, {"generic": generic, "bucketed": bucketed}, prep)
+    params = {"calls": ((8, 1),), "buckets": (8,), "k": 4, "n": 4, "peak_basis": None}
+    rows = _crossing_rows(results, params)
+    assert [round(r[1], 1) for r in rows] == ([65.2] if shown else [])
+    if shown:
+        cross = next(t for t in results.tables(params, {}) if t.rows == rows)
+        assert cross.title.endswith(text("bench.shapes.cross_note"))
+
+
+def test_the_committed_record_shows_no_negative_crossing():
+    book = Path(__file__).parents[2] / "docs" / "_data" / "bench"
+    committed = report.load(report.reference("cpu", folder=book), folder=book)
+    shapes = committed.experiments["shapes"]
+    assert any(runs < 0 for runs, _ in shapes.results.crossovers().values())
+    rows = _crossing_rows(shapes.results, shapes.params)
+    assert all(r[1] > 0 for r in rows)

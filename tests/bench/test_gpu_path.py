@@ -28,6 +28,9 @@ from infrabook.bench.registry import get
 from infrabook.bench.timing import Timing
 from infrabook.serialise import jsonable
 
+#: The name of this machine's CPU record, as the suite writes it.
+HERE = record.machine_name(host.cpu_info())
+
 CUDA, CPU = torch.autograd.DeviceType.CUDA, torch.autograd.DeviceType.CPU
 
 
@@ -119,7 +122,7 @@ def test_a_nan_result_fails_its_experiment_alone_naming_the_field(bench_dir, mon
     assert run.main(["--only", "fusion", "shapes"]) == 1
     assert "fusion: FAILED" in caplog.text
     assert "record.experiments.fusion.results.paths.eager.timing.median_s is nan" in caplog.text
-    written = record.read(bench_dir / "cpu.json")  # still readable: nothing was stored as null
+    written = record.read(bench_dir / f"{HERE}.json")  # still readable: nothing was stored as null
     assert list(written.experiments) == ["shapes"]
 
 
@@ -127,14 +130,14 @@ def test_an_unreadable_record_fails_each_experiment_without_stopping_the_run(
     bench_dir, monkeypatch, caplog
 ):
     bench_dir.mkdir(parents=True)
-    (bench_dir / "cpu.json").write_text('{"schema": 5, "experiments": {')
+    (bench_dir / f"{HERE}.json").write_text('{"schema": 5, "experiments": {')
     monkeypatch.setattr(cpu.fusion, "run", lambda **kw: _fusion(1e-3))
     monkeypatch.setattr(cpu.shapes, "run", lambda **kw: _shapes())
     assert run.main(["--only", "fusion", "shapes"]) == 1
     failures = [r for r in caplog.records if "FAILED" in r.getMessage()]
     assert [r.getMessage().split(":")[0] for r in failures] == ["fusion", "shapes"]
     assert all("is not valid JSON" in str(r.exc_info[1]) for r in failures)
-    assert (bench_dir / "cpu.json").read_text() == '{"schema": 5, "experiments": {'
+    assert (bench_dir / f"{HERE}.json").read_text() == '{"schema": 5, "experiments": {'
 
 
 # ------------------------------------------------------- isolation and time limits
@@ -144,6 +147,7 @@ import os, sys, time
 from infrabook.bench import cpu, host, run
 from infrabook.bench.experiment import Measured
 from infrabook.bench.timing import Timing
+
 
 host.psutil.cpu_percent = lambda interval: 0.0
 t = Timing(1e-3, 9e-4, 1.1e-3)
@@ -174,7 +178,7 @@ def test_a_hanging_experiment_is_killed_at_its_limit_and_the_next_one_runs(
     assert "fusion: FAILED (killed at its time limit of 20 s)" in caplog.text
     with pytest.raises(ProcessLookupError):  # the hung process is gone, not orphaned
         os.kill(int(pid_file.read_text()), 0)
-    assert list(record.read(out / "cpu.json").experiments) == ["shapes"]
+    assert list(record.read(out / f"{HERE}.json").experiments) == ["shapes"]
     assert not bench_dir.exists()  # --out decides where records go
 
 
@@ -420,17 +424,17 @@ def test_the_package_carries_an_archive_stamp():
 def test_returned_gpu_records_merge_their_measurements_only(dry, tmp_path, bench_dir):
     returned = tmp_path / "gpu-records"
     measured = gpu.gpu_persistent(rig=dry, shape=(16, 256))
-    record.merge("nvidia-h200", measured, returned)
+    record.merge("gpu-h200-bdae84", measured, returned)
     skipped = get("gpu_flash")(quick=True)  # no CUDA here: a skipped entry
     assert skipped.status == "skipped"
-    record.merge("cpu", skipped, returned)
+    record.merge(HERE, skipped, returned)
     (returned / "gpu.log").write_text("the log travels too")
     assert run.main(["--merge", str(returned), "--out", str(bench_dir)]) == 0
-    assert sorted(p.name for p in bench_dir.iterdir()) == ["nvidia-h200.json"]
-    back = record.read(bench_dir / "nvidia-h200.json").experiments["gpu_persistent"]
+    assert sorted(p.name for p in bench_dir.iterdir()) == ["gpu-h200-bdae84.json"]
+    back = record.read(bench_dir / "gpu-h200-bdae84.json").experiments["gpu_persistent"]
     assert back.results == measured.results
     # a folder of skips only merges nothing, and says so by its exit status
-    os.remove(returned / "nvidia-h200.json")
+    os.remove(returned / "gpu-h200-bdae84.json")
     assert run.main(["--merge", str(returned), "--out", str(bench_dir)]) == 1
 
 

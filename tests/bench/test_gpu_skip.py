@@ -8,9 +8,12 @@ import pytest
 import torch
 
 from infrabook import config
-from infrabook.bench import gpu, record, report, run
+from infrabook.bench import gpu, host, record, report, run
 from infrabook.bench.registry import GPU_EXPERIMENTS, get
 from infrabook.labels import text
+
+#: The name of this machine's CPU record, as the suite writes it.
+CPU = record.machine_name(host.cpu_info())
 
 
 @pytest.fixture
@@ -26,11 +29,11 @@ def test_gpu_experiment_skipped_without_cuda(no_cuda, name):
 
 def test_suite_records_gpu_skips_in_the_cpu_record(no_cuda, bench_dir):
     assert run.main(["--only", "gpu"]) == 0
-    data = record.read(bench_dir / "cpu.json")
+    data = record.read(bench_dir / f"{CPU}.json")
     assert set(data.experiments) == set(GPU_EXPERIMENTS)
     assert all(e.reason == "no CUDA device" for e in data.experiments.values())
     # the CPU record says why; the book still reports the GPU experiment as not measured
-    assert "no CUDA device" in report.show("gpu_flash", device="cpu").message
+    assert "no CUDA device" in report.show("gpu_flash", device=CPU).message
     assert report.show("gpu_flash").message == text("bench.no_gpu_record")
     with pytest.raises(LookupError, match="gpu_flash on any GPU: not measured"):
         report.results("gpu_flash")
@@ -127,8 +130,8 @@ def test_gpu_experiments_dry_run(dry):
     assert persistent.results.variants["persistent_1x_sm"].programs == 2
     assert all(v.equal_to_per_tile for v in persistent.results.variants.values())
     for e in entries:
-        record.merge("nvidia-h200", e)
-    assert list(report.records()) == ["nvidia-h200"]
+        record.merge("gpu-h200-bdae84", e)
+    assert list(report.records()) == ["gpu-h200-bdae84"]
     for name in GPU_EXPERIMENTS:
         shown = report.show(name)
         assert shown.tables and "NVIDIA H200" in shown.provenance
@@ -136,6 +139,24 @@ def test_gpu_experiments_dry_run(dry):
         report.figure(name)
     assert report.results("gpu_graphs").configs["eager"].kernels == 3
     assert report.entry("gpu_swiglu").results == swiglu.results  # read back as written
+    # side by side: every GPU experiment has rows with the book's model, and the figure
+    dram = config.device("h200").dram_tb_s.value * 1e3
+    expected = {
+        "gpu_swiglu": (text("bench.cmp.pct_copy", what="[4, 64] triton_fused · "
+                            + text("bench.l2.flushed")), 100.0,
+                       swiglu.results.shapes[0].pct_copy(
+                           swiglu.results.shapes[0].paths["triton_fused"], "flushed")),
+        "gpu_flash": (text("bench.cmp.pct_peak_at", L=16), 100.0, share),
+        "gpu_graphs": (text("bench.cmp.kernels", what="eager"), 18, 3),
+        "gpu_persistent": (text("bench.cmp.pct_dram", what="persistent_1x_sm"), 100.0,
+                           100 * persistent.results.variants["persistent_1x_sm"].timing.gb_s(
+                               persistent.results.model_bytes) / dram),
+    }  # fmt: skip
+    for name, (row, model, value) in expected.items():
+        (table,) = report.side_by_side(name).tables
+        rows = {r[0]: r[1:] for r in table.rows}
+        assert rows[row][0] == model and rows[row][1] == pytest.approx(value), name
+        report.machines_figure(name)
 
 
 def test_an_unprofiled_gpu_has_no_share_of_a_datasheet_peak(dry):

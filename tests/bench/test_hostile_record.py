@@ -32,7 +32,8 @@ from infrabook.bench.record import RecordError
 from infrabook.plots import measured
 from infrabook.tables import Table, markdown_table
 
-COMMITTED = Path(__file__).parents[2] / "docs" / "_data" / "bench" / "cpu.json"
+COMMITTED = Path(__file__).parents[2] / "docs" / "_data" / "bench" / "cpu-amd-epyc-2c-c8153f.json"
+CPU = COMMITTED.stem
 TAGS = "<img src=x onerror=alert(1)><script>alert(2)</script>"
 HOSTILE = [
     TAGS,
@@ -50,7 +51,7 @@ def _committed() -> dict[str, Any]:
     return json.loads(COMMITTED.read_text(encoding="utf-8"))
 
 
-def _write(bench_dir: Path, data: dict[str, Any] | str, name: str = "cpu.json") -> Path:
+def _write(bench_dir: Path, data: dict[str, Any] | str, name: str = COMMITTED.name) -> Path:
     bench_dir.mkdir(parents=True, exist_ok=True)
     path = bench_dir / name
     path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
@@ -99,8 +100,10 @@ REFUSED = [
      rf"{FUSION}.provenance.git.commit must be a hex git commit"),
     (_set("experiments.fusion.provenance.date", "2026-11-29 <b>"),
      rf"{FUSION}.provenance.date must be a UTC time"),
-    (_set("device", "<b>cpu</b>"), r"record.device must be a slug"),
-    (_set("device", "gpu"), r"record.device is 'gpu', but the file is named cpu.json"),
+    (_set("device", "<b>cpu</b>"), r"record.device must be a machine name"),
+    (_set("device", "cpu"), r"record.device must be a machine name"),
+    (_set("device", "gpu-h200-bdae84"),
+     r"record.device is 'gpu-h200-bdae84', but the file is named cpu-amd-epyc-2c-c8153f.json"),
     (_set("experiments.fusion.provenance.device.usable_cores", "2"),
      rf"{FUSION}.provenance.device.usable_cores must be int, got '2'"),
     (_set("experiments.fusion.provenance.device.script", "x"),
@@ -147,11 +150,11 @@ def test_a_hostile_field_is_refused_with_one_line_naming_file_and_field(bench_di
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ('{"schema": 5, "device": "cpu", "x": NaN}', "the number NaN"),
-        ('{"schema": 5, "device": "cpu", "x": Infinity}', "the number Infinity"),
-        ('{"schema": 5, "device": "cpu", "x": -Infinity}', "the number -Infinity"),
-        ('{"schema": 5, "device": "cpu", "updated": 1e999}', "record.updated must be a finite"),
-        ('{"schema": 5, "device": "cpu", "device": "gpu"}', "the key 'device' appears twice"),
+        ('{"schema": 5, "device": "cpu-a-1", "x": NaN}', "the number NaN"),
+        ('{"schema": 5, "device": "cpu-a-1", "x": Infinity}', "the number Infinity"),
+        ('{"schema": 5, "device": "cpu-a-1", "x": -Infinity}', "the number -Infinity"),
+        ('{"schema": 5, "device": "cpu-a-1", "updated": 1e999}', "record.updated must be a finite"),
+        ('{"schema": 5, "device": "cpu-a-1", "device": "gpu"}', "the key 'device' appears twice"),
         ("[" * 200_000 + "]" * 200_000, "the file nests deeper than 12 levels"),
         ('{"note": "' + "x" * 10 * 2**20 + '"}', "has 10,485,772 bytes, more than the 2,097,152"),
     ],
@@ -199,7 +202,7 @@ def test_free_text_from_a_record_reaches_the_page_literally(bench_dir, hostile):
     data["experiments"]["launches"]["results"]["eager"]["histogram"] = {flat: 1}
     _write(bench_dir, data)
     for name in ("gpu_flash", "launches"):
-        html = _html(report.show(name, "cpu")._repr_markdown_())
+        html = _html(report.show(name, CPU)._repr_markdown_())
         _assert_literal(html, flat)
 
 
@@ -212,8 +215,9 @@ def test_a_table_cell_is_text_whatever_it_holds(hostile):
 
 def test_the_committed_record_passes_the_checks(bench_dir):
     bench_dir.mkdir()
-    shutil.copy(COMMITTED, bench_dir / "cpu.json")
-    assert set(record.read(bench_dir / "cpu.json").experiments) == set(_committed()["experiments"])
+    shutil.copy(COMMITTED, bench_dir / f"{CPU}.json")
+    read = record.read(bench_dir / f"{CPU}.json")
+    assert set(read.experiments) == set(_committed()["experiments"])
 
 
 def test_record_text_in_a_figure_is_drawn_as_text():
@@ -230,7 +234,7 @@ def test_record_text_in_a_figure_is_drawn_as_text():
     }
     for name, literal in shown.items():
         svg = io.StringIO()
-        measured.figure(name, experiments[name], "cpu").savefig(svg, format="svg")
+        measured.figure(name, experiments[name], CPU).savefig(svg, format="svg")
         assert not re.search(r"<(script|img|b)\b", svg.getvalue())
         assert literal in svg.getvalue()
 

@@ -16,6 +16,9 @@ from infrabook.bench import cpu, host, record, report, run
 from infrabook.bench.record import Entry, RecordError, Target
 from infrabook.bench.timing import Timing
 
+#: The name of this machine's CPU record, as the suite writes it.
+CPU = record.machine_name(host.cpu_info())
+
 _T = Timing(1.0, 0.5, 1.5)
 #: Small results of the right type for each experiment a test writes.
 TINY = {
@@ -41,10 +44,10 @@ def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
 
 
 def test_merge_writes_a_record_with_the_schema(bench_dir):
-    path = record.merge("cpu", fake_entry())
-    assert path == bench_dir / "cpu.json"
+    path = record.merge(CPU, fake_entry())
+    assert path == bench_dir / f"{CPU}.json"
     data = json.loads(path.read_text())
-    assert data["schema"] == record.SCHEMA == 5 and data["device"] == "cpu"
+    assert data["schema"] == record.SCHEMA == 5 and data["device"] == CPU
     e = data["experiments"]["launches"]
     assert set(e) == {
         "name",
@@ -74,22 +77,22 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
 
 def test_a_record_reads_back_equal_to_what_was_written(bench_dir):
     entry = fake_entry("shapes", 2.5)
-    path = record.merge("cpu", entry)
+    path = record.merge(CPU, entry)
     assert record.read(path).experiments["shapes"] == entry
 
 
 def test_merge_keeps_other_experiments_and_orders_them(bench_dir):
-    record.merge("cpu", fake_entry("shapes", 2.0))
-    record.merge("cpu", fake_entry("fusion", 3.0))
-    record.merge("cpu", fake_entry("shapes", 4.0))
-    data = record.read(bench_dir / "cpu.json")
+    record.merge(CPU, fake_entry("shapes", 2.0))
+    record.merge(CPU, fake_entry("fusion", 3.0))
+    record.merge(CPU, fake_entry("shapes", 4.0))
+    data = record.read(bench_dir / f"{CPU}.json")
     assert list(data.experiments) == ["fusion", "shapes"]
     assert data.experiments["shapes"].params["marker"] == 4.0
     assert data.experiments["fusion"].params["marker"] == 3.0
 
 
 def test_record_file_is_readable_by_others(bench_dir):
-    path = record.merge("cpu", fake_entry())
+    path = record.merge(CPU, fake_entry())
     assert path.stat().st_mode & 0o044 == 0o044
 
 
@@ -101,7 +104,7 @@ def test_entries_refuse_a_bad_status_and_targets_an_unknown_id():
 
 
 def test_failed_replace_leaves_the_earlier_file_intact(bench_dir, monkeypatch):
-    path = record.merge("cpu", fake_entry("fusion", 1.0))
+    path = record.merge(CPU, fake_entry("fusion", 1.0))
     before = path.read_bytes()
 
     def boom(src, dst):
@@ -109,29 +112,29 @@ def test_failed_replace_leaves_the_earlier_file_intact(bench_dir, monkeypatch):
 
     monkeypatch.setattr(os, "replace", boom)
     with pytest.raises(OSError, match="disk full"):
-        record.merge("cpu", fake_entry("fusion", 2.0))
+        record.merge(CPU, fake_entry("fusion", 2.0))
     assert path.read_bytes() == before
-    assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]  # no temp file left
+    assert [p.name for p in bench_dir.iterdir()] == [f"{CPU}.json"]  # no temp file left
 
 
 def test_unserialisable_data_fails_before_touching_the_file(bench_dir):
-    path = record.merge("cpu", fake_entry("fusion", 1.0))
+    path = record.merge(CPU, fake_entry("fusion", 1.0))
     before = path.read_bytes()
     with pytest.raises(TypeError, match="cannot store object as JSON"):
         record.merge(
-            "cpu", Entry("fusion", "ok", None, fake_entry().provenance, params={"bad": object()})
+            CPU, Entry("fusion", "ok", None, fake_entry().provenance, params={"bad": object()})
         )
     assert path.read_bytes() == before
-    assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]
+    assert [p.name for p in bench_dir.iterdir()] == [f"{CPU}.json"]
 
 
 def test_non_finite_numbers_are_refused_before_touching_the_file(bench_dir):
-    path = record.merge("cpu", fake_entry("fusion", 1.0))
+    path = record.merge(CPU, fake_entry("fusion", 1.0))
     before = path.read_bytes()
     with pytest.raises(ValueError, match=r"record\.experiments\.launches\.params\.inf is inf"):
-        record.merge("cpu", dataclasses.replace(fake_entry(), params={"inf": float("inf")}))
+        record.merge(CPU, dataclasses.replace(fake_entry(), params={"inf": float("inf")}))
     assert path.read_bytes() == before
-    assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]
+    assert [p.name for p in bench_dir.iterdir()] == [f"{CPU}.json"]
 
 
 def _edit(text: str) -> str:
@@ -194,14 +197,14 @@ def _lost_field(text: str) -> str:
 def test_an_unreadable_record_names_the_file_and_why_and_is_never_overwritten(
     bench_dir, spoil, why
 ):
-    path = record.merge("cpu", fake_entry())
+    path = record.merge(CPU, fake_entry())
     path.write_text(spoil(path.read_text()))
     spoiled = path.read_bytes()
     with pytest.raises(RecordError, match=why) as err:
         record.read(path)
     assert str(path) in str(err.value)
     with pytest.raises(RecordError, match=why):
-        record.merge("cpu", fake_entry("shapes"))
+        record.merge(CPU, fake_entry("shapes"))
     with pytest.raises(RecordError, match=why):
         report.results("launches")
     with pytest.raises(RecordError, match=why):  # a page's cell fails: the site is not built
@@ -223,7 +226,7 @@ def _wait_for(proc: subprocess.Popen, needle: str, timeout: float = 120) -> None
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, sig):
-    earlier = record.merge("cpu", fake_entry("shapes", 7.0))
+    earlier = record.merge(CPU, fake_entry("shapes", 7.0))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     with subprocess.Popen(
         [
@@ -248,11 +251,11 @@ def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, sig):
     data = record.read(earlier)  # a whole record, never half a file
     assert data.experiments["shapes"].params["marker"] == 7.0  # the earlier result
     assert data.experiments["launches"].results.eager.dispatches == 18  # finished
-    assert [p.name for p in bench_dir.iterdir()] == ["cpu.json"]  # no temp file left
+    assert [p.name for p in bench_dir.iterdir()] == [f"{CPU}.json"]  # no temp file left
 
 
 def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch, caplog):
-    record.merge("cpu", fake_entry("launches", 5.0))
+    record.merge(CPU, fake_entry("launches", 5.0))
 
     def broken(**kwargs):
         raise RuntimeError("kaput")
@@ -260,7 +263,7 @@ def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch,
     monkeypatch.setattr(cpu.launches, "run", broken)
     assert run.main(["--only", "launches"]) == 1
     assert "launches: FAILED" in caplog.text and "kaput" in caplog.text
-    assert record.read(bench_dir / "cpu.json").experiments["launches"].params["marker"] == 5.0
+    assert record.read(bench_dir / f"{CPU}.json").experiments["launches"].params["marker"] == 5.0
 
 
 def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):
@@ -277,17 +280,18 @@ def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):
             ),
         )
     assert run.main(["--quick", "--only", "cpu", "--out", str(bench_dir)]) == 0
-    rec = record.read(bench_dir / "cpu.json")
+    rec = record.read(bench_dir / f"{CPU}.json")
     assert list(rec.experiments) == ["fusion", "attention_memory", "launches", "shapes"]
     assert all(e.provenance.quick for e in rec.experiments.values())
     assert report.results("launches").fused.dispatches == 15
     assert report.show("shapes").tables
 
 
-def test_record_path_wants_a_slug():
-    with pytest.raises(ValueError, match=r"device must be a slug .* got 'NVIDIA H200'"):
-        record.record_path("NVIDIA H200")
-    assert record.record_path(record.slug("NVIDIA H200")).name == "nvidia-h200.json"
+def test_record_path_wants_a_machine_name():
+    for bad in ("NVIDIA H200", "cpu", "nvidia-h200", "cpu-../x"):
+        with pytest.raises(ValueError, match=r"a record's name is a machine name .* got"):
+            record.record_path(bad)
+    assert record.record_path("gpu-h200-bdae84").name == "gpu-h200-bdae84.json"
 
 
 def test_select_rejects_unknown_names():

@@ -13,28 +13,25 @@ from infrabook.bench.record import Entry
 from infrabook.bench.registry import EXPERIMENTS, get
 from infrabook.labels import group, text
 
+#: The name of this machine's CPU record, as the suite writes it.
+CPU = record.machine_name(host.cpu_info())
+
 
 @pytest.fixture
 def fixture_record(bench_dir):
-    record.merge(
-        "cpu", cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32, block_k=16)
-    )
-    record.merge("cpu", cpu.launches(rows=2, d_model=8, d_ff=16))
-    record.merge(
-        "cpu", cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
-    )
-    record.merge(
-        "cpu", cpu.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=False)
-    )
+    record.merge(CPU, cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32, block_k=16))
+    record.merge(CPU, cpu.launches(rows=2, d_model=8, d_ff=16))
+    record.merge(CPU, cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="none"))
+    record.merge(CPU, cpu.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=False))
     return bench_dir
 
 
 def test_records_and_load(fixture_record):
-    assert list(report.records()) == ["cpu"]
-    rec = report.load("cpu")
-    assert rec == report.records()["cpu"]
+    assert list(report.records()) == [CPU]
+    rec = report.load(CPU)
+    assert rec == report.records()[CPU]
     assert set(rec.experiments) == {"fusion", "attention_memory", "launches", "shapes"}
-    assert report.load("nvidia-h200") is None
+    assert report.load("gpu-h200-bdae84") is None
 
 
 def test_show_renders_pipe_tables_and_one_provenance_line(fixture_record):
@@ -58,12 +55,12 @@ def test_a_provenance_note_is_flagged_in_the_page_language_and_kept_in_the_file(
     e = cpu.launches(rows=2, d_model=8, d_ff=16)
     note = "converted from schema 4 without re-measuring"
     record.merge(
-        "cpu", dataclasses.replace(e, provenance=dataclasses.replace(e.provenance, note=note))
+        CPU, dataclasses.replace(e, provenance=dataclasses.replace(e.provenance, note=note))
     )
     line = report.show("launches").provenance
     assert text("bench.prov.note") in line and note not in line
     assert report.entry("launches").provenance.note == note
-    assert text("bench.prov.note") not in report.render(e, "cpu").provenance
+    assert text("bench.prov.note") not in report.render(e, CPU).provenance
 
 
 def test_results_are_read_back_typed(fixture_record):
@@ -81,7 +78,7 @@ def test_entries_carry_params_provenance_and_targets(fixture_record):
 
 
 def test_targets_table(fixture_record):
-    rows = report.targets("cpu").tables[0].rows
+    rows = report.targets(CPU).tables[0].rows
     # every configured target appears once, measured or not
     words = [text(f"bench.target.{i}") for i in config.bench_targets()]
     assert [r[2] for r in rows] == words and all(w.strip() for w in words)
@@ -91,7 +88,7 @@ def test_targets_table(fixture_record):
         for name in EXPERIMENTS
         if get(name).title in by_experiment
     }
-    assert by_experiment["fusion"][0] == "cpu"
+    assert by_experiment["fusion"][0] == CPU
     assert by_experiment["gpu_flash"][0] == "—"
     assert by_experiment["gpu_flash"][5] == text("bench.unmeasured")
     assert text("bench.unmeasured") in {r[5] for r in rows if r[1] == get("attention_memory").title}
@@ -99,9 +96,9 @@ def test_targets_table(fixture_record):
 
 def test_a_skipped_gpu_note_in_the_cpu_record_is_not_a_measurement(bench_dir):
     prov = record.provenance(host.cpu_info(), quick=True)
-    record.merge("cpu", Entry("gpu_flash", "skipped", "no CUDA device", prov))
+    record.merge(CPU, Entry("gpu_flash", "skipped", "no CUDA device", prov))
     assert report.show("gpu_flash").message == text("bench.no_gpu_record")
-    shown = report.show("gpu_flash", device="cpu")
+    shown = report.show("gpu_flash", device=CPU)
     assert shown.message == text("bench.not_run", reason="no CUDA device")
 
 
@@ -122,9 +119,9 @@ def test_missing_record_is_one_short_note(bench_dir):
         )
         page = d._repr_markdown_()
         assert page == f"```{{note}}\n{d.message}\n```" and name not in page
-    assert report.show("gpu_flash", device="nvidia-h200").message == text("bench.not_measured")
+    assert report.show("gpu_flash", device="gpu-h200-bdae84").message == text("bench.not_measured")
     assert {r[5] for r in report.targets().tables[0].rows} == {text("bench.unmeasured")}
-    with pytest.raises(LookupError, match="fusion on cpu: not measured"):
+    with pytest.raises(LookupError, match="fusion on any CPU: not measured"):
         report.results("fusion")
 
 
@@ -134,10 +131,10 @@ def test_unknown_experiment_is_an_error(bench_dir):
 
 
 def test_folder_from_environment(bench_dir, monkeypatch, tmp_path):
-    record.merge("cpu", cpu.launches(rows=2, d_model=8, d_ff=16))
+    record.merge(CPU, cpu.launches(rows=2, d_model=8, d_ff=16))
     monkeypatch.setenv("INFRABOOK_BENCH_DIR", str(tmp_path / "elsewhere"))
     assert report.records() == {}
-    assert list(report.records(folder=bench_dir)) == ["cpu"]
+    assert list(report.records(folder=bench_dir)) == [CPU]
 
 
 def test_every_experiment_describes_its_method_in_both_languages():

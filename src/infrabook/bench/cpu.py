@@ -23,7 +23,7 @@ import torch
 
 from infrabook import bucketing, config
 from infrabook.attention_sizes import attention_sizes
-from infrabook.bench import host
+from infrabook.bench import host, validate
 from infrabook.bench.dispatch import FFN, count_runs
 from infrabook.bench.experiment import Measured, experiment, log, table
 from infrabook.bench.record import Results, Target
@@ -51,8 +51,15 @@ def _timed(params: dict[str, Any], *clauses: str) -> str:
 
 
 def _first_line(err: BaseException) -> str:
+    """An error's type and first line, for a record: folders in it (a compiler's cache path
+    names the user) are cut to ``…/``, since a record holds no path.
+
+    >>> _first_line(OSError("cannot open /tmp/torchinductor_ada/x.cpp\\nmore"))
+    'OSError: cannot open …/x.cpp'
+    """
     lines = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {lines[0] if lines else ''}"[:300]
+    first = validate.PATH.sub("…/", lines[0] if lines else "")
+    return f"{type(err).__name__}: {first}"[:300]
 
 
 def peak_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, int]:
@@ -133,6 +140,25 @@ class FusionResults(Results):
         mib = params["flush_mib"]
         flush = text("bench.method.flush", mib=mib) if mib else text("bench.method.no_flush")
         return _timed(params, flush, text("bench.method.fusion"))
+
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
+        """Each fused path's speed-up over eager (model: the bytes' ratio) and each path's
+        bandwidth as a share of the copy's (model: 100 %, every path moving its modelled
+        bytes at copy bandwidth); the copy's GB/s beside them, without a model."""
+        rows: dict[str, tuple[float | None, float | None]] = {}
+        ran = [n for n, p in self.paths.items() if p.timing is not None]
+        for name in ran:
+            if self.paths[name].fused:
+                row = text("bench.cmp.speedup", what=name)
+                rows[row] = (self.model_speedup, self.speedup(name))
+        for name in ran:
+            if name != "copy" and "copy" in ran:
+                rows[text("bench.cmp.pct_copy", what=name)] = (100.0, self.pct_copy(name))
+        if "copy" in ran:
+            rows[text("bench.cmp.copy_gb_s")] = (None, self.paths["copy"].gb_s)
+        return rows
 
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """One row per path, beside the model's speed-up."""
@@ -274,6 +300,17 @@ class AttentionResults(Results):
 
     per_seq_len: tuple[AttentionRow, ...]
 
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
+        """Naive and blockwise peak MiB at each L, beside the model's."""
+        rows: dict[str, tuple[float | None, float | None]] = {}
+        for r in self.per_seq_len:
+            naive, block = r.predicted_naive_bytes / MiB, r.predicted_blockwise_bytes / MiB
+            rows[text("bench.cmp.naive_mib", L=r.seq_len)] = (naive, r.naive_peak_bytes / MiB)
+            rows[text("bench.cmp.block_mib", L=r.seq_len)] = (block, r.blockwise_peak_bytes / MiB)
+        return rows
+
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """Model and measured peaks by L."""
         rows = (
@@ -349,6 +386,20 @@ class LaunchResults(Results):
 
     eager: Dispatches
     fused: Dispatches
+
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
+        """Dispatches counted, beside the article's kernel counts."""
+        article = {c.name: c.kernels for c in article_launch_counts()}
+        counted = (("eager", self.eager), ("fused", self.fused))
+        return {
+            text("bench.cmp.dispatches", what=text(f"bench.launches.{n}")): (
+                article[n],
+                c.dispatches,
+            )
+            for n, c in counted
+        }
 
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """The operators of one run and the counts, beside the article's."""
@@ -459,6 +510,26 @@ class ShapesResults(Results):
         ties = self.groups
         return {(c.a, c.b): (c.runs, ties[c.a].ties(ties[c.b])) for c in pairwise(lines)}
 
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
+        """Each strategy's group time over generic's, beside the book's model (time in
+        proportion to rows executed), and the best matmul rate as a share of the estimated
+        peak, without a model."""
+        calls, generic = params["calls"], self.groups.get("generic")
+        rows: dict[str, tuple[float | None, float | None]] = {}
+        for name, t in self.groups.items():
+            if name == "generic" or generic is None:
+                continue
+            buckets = params["buckets"] if name == "bucketed" else None
+            model = bucketing.executed_rows(calls, buckets) / bucketing.actual_rows(calls)
+            what = text(f"bench.strategy.{name}")
+            rows[text("bench.cmp.group_ratio", what=what)] = (model, t.median_s / generic.median_s)
+        peak = self.est_peak_gflop_s(params)
+        if peak:
+            rows[text("bench.cmp.pct_peak")] = (None, 100 * max(self.rates(params).values()) / peak)
+        return rows
+
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """The sweep, the group by strategy and, with preparation, the crossovers."""
         rates, peak, calls = self.rates(params), self.est_peak_gflop_s(params), params["calls"]
@@ -487,27 +558,37 @@ class ShapesResults(Results):
         tables.append(table(titles[1], f"{keys} prep_ms", group))
         crossings = [
             (f"{text(f'bench.strategy.{a}')} / {text(f'bench.strategy.{b}')}", runs)
-            + (self._meaning(a, b, runs, tie),)
+            + (self._meaning(a, b, runs),)
             for (a, b), (runs, tie) in self.crossovers().items()
+            if runs is not None and self.shown_crossing(runs, tie)
         ]
         if crossings:
-            tables.append(table(text("bench.shapes.cross"), "pair runs_star meaning", crossings))
+            title = f"{text('bench.shapes.cross')}{text('bench.shapes.cross_note')}"
+            tables.append(table(title, "pair runs_star meaning", crossings))
         return tables
 
-    def _meaning(self, a: str, b: str, runs: float | None, tie: bool) -> str:
-        """What a crossing means, in words: which strategy is cheaper for which run counts."""
-        if runs is None or self.prep is None:
-            return text("bench.shapes.same_run")
-        cheap = a if self.prep.total_ms(a) <= self.prep.total_ms(b) else b
-        fast = a if self.groups[a].median_s < self.groups[b].median_s else b
+    @staticmethod
+    def shown_crossing(runs: float | None, tie: bool) -> bool:
+        """Whether a crossing goes into the table: one at a positive number of runs, between
+        lines whose run times differ by more than their noise. Parallel lines never cross; a
+        negative crossing lies before the first run (one strategy is cheaper for every n);
+        and where the run times are within noise the crossing's place is noise too (a
+        hair's change of slope moves it by thousands of runs, or past zero).
+
+        >>> ShapesResults.shown_crossing(65.2, False), ShapesResults.shown_crossing(-1121.0, True)
+        (True, False)
+        >>> ShapesResults.shown_crossing(None, False), ShapesResults.shown_crossing(40.0, True)
+        (False, False)
+        """
+        return runs is not None and runs > 0 and not tie
+
+    def _meaning(self, a: str, b: str, runs: float) -> str:
+        """What a crossing at a positive number of runs means, in words: the strategy that is
+        cheaper to prepare wins below it, the one that runs faster above it."""
+        assert self.prep is not None, "crossings come from measured preparation"
+        cheap, fast = (a, b) if self.prep.total_ms(a) <= self.prep.total_ms(b) else (b, a)
         name = {s: text(f"bench.strategy.{s}") for s in (cheap, fast)}
-        if cheap == fast:
-            words = text("bench.shapes.always", name=name[fast])
-        else:
-            words = text(
-                "bench.shapes.below", cheap=name[cheap], runs=f"{runs:.1f}", fast=name[fast]
-            )
-        return words + (text("bench.shapes.noise") if tie else "")
+        return text("bench.shapes.below", cheap=name[cheap], runs=f"{runs:.1f}", fast=name[fast])
 
 
 _SHAPES_FULL = {"rows": (16, 32, 64, 128, 256, 512, 1024, 2048), "k": 1024, "n": 1024, "reps": 10}

@@ -321,6 +321,19 @@ class SwigluResults(Results):
 
     shapes: tuple[SwigluShape, ...]
 
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
+        """Each path's bandwidth as a share of the copy's at each shape, L2 flushed and not
+        (model: 100 %, every path moving its modelled bytes at copy bandwidth)."""
+        rows: dict[str, tuple[float | None, float | None]] = {}
+        for s in self.shapes:
+            for name, p in s.paths.items():
+                for mode in MODES if name != "copy" else ():
+                    what = f"[{s.rows}, {s.cols}] {name} · {text(f'bench.l2.{mode}')}"
+                    rows[text("bench.cmp.pct_copy", what=what)] = (100.0, s.pct_copy(p, mode))
+        return rows
+
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """One row per shape, path and L2 mode."""
         rows = (
@@ -421,6 +434,24 @@ class FlashResults(Results):
     """One row per sequence length."""
 
     per_seq_len: tuple[FlashRow, ...]
+
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
+        """By L: Triton's TFLOP/s as a share of the GPU's bf16 datasheet peak (model: 100 %,
+        the roofline's ceiling for a compute-bound kernel; only for a GPU ``conf/`` has a
+        profile of) and Triton's throughput over SDPA's, without a model."""
+        spec = profile_for(device["name"])
+        peak = spec.bf16_dense_tflops.value if spec else None
+        rows: dict[str, tuple[float | None, float | None]] = {}
+        for r in self.per_seq_len:
+            if peak:
+                rows[text("bench.cmp.pct_peak_at", L=r.seq_len)] = (
+                    100.0,
+                    100 * r.tflop_s("flash") / peak,
+                )
+            rows[text("bench.cmp.vs_sdpa", L=r.seq_len)] = (None, r.ratio)
+        return rows
 
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """Times, rates and their ratio by L, with the share of the bf16 peak that
@@ -526,6 +557,18 @@ class GraphResults(Results):
 
     configs: dict[str, Submissions]
 
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
+        """Host submissions and kernels run per configuration, beside the article's counts."""
+        a = {c.name: c for c in article_launch_counts()}
+        rows: dict[str, tuple[float | None, float | None]] = {}
+        for n, c in self.configs.items():
+            host = c.host_launches + c.graph_launches
+            rows[text("bench.cmp.host", what=n)] = (a[n].host_submissions, host)
+            rows[text("bench.cmp.kernels", what=n)] = (a[n].kernels, c.kernels)
+        return rows
+
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """Counts and host times beside the article's counts."""
         a = {c.name: c for c in article_launch_counts()}
@@ -623,6 +666,23 @@ class PersistentResults(Results):
 
     model_bytes: int
     variants: dict[str, Variant]
+
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
+        """Each variant's bandwidth as a share of the GPU's datasheet DRAM bandwidth (model:
+        100 %, a memory-bound kernel at DRAM speed; only for a GPU ``conf/`` has a profile
+        of, else its GB/s without a model)."""
+        spec = profile_for(device["name"])
+        dram = spec.dram_tb_s.value if spec else None
+        rows: dict[str, tuple[float | None, float | None]] = {}
+        for n, v in self.variants.items():
+            gb_s = v.timing.gb_s(self.model_bytes)
+            if dram:
+                rows[text("bench.cmp.pct_dram", what=n)] = (100.0, 100 * gb_s / (dram * 1e3))
+            else:
+                rows[text("bench.cmp.gb_s", what=n)] = (None, gb_s)
+        return rows
 
     def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
         """One row per variant."""

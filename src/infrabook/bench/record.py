@@ -1,6 +1,7 @@
 """Benchmark records: typed entries, where their files live, and how they are read and written.
 
-One JSON file per kind of device (``cpu.json``, ``nvidia-h200.json``) holds a :class:`Record`:
+One JSON file per machine holds a :class:`Record`, named after the machine
+(:func:`machine_name`: ``cpu-amd-epyc-2c-c8153f.json``, ``gpu-h200-5d0e2b.json``):
 per experiment one :class:`Entry` with its :class:`Provenance`, parameters, typed
 :class:`Results` and :class:`Target`\\ s. Each number is stored once; tables, figures and
 the method's description are derived when reading, so changing a column never needs a rerun
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as _dt
+import hashlib
 import json
 import math
 import os
@@ -62,6 +64,16 @@ class Results:
         """How it was measured, in the page's language: the label ``bench.method.<name>`` of
         the experiment these results belong to, filled from ``params``."""
         return text(f"bench.method.{self.experiment}", **params)
+
+    def compared(
+        self, params: dict[str, Any], device: dict[str, Any]
+    ) -> dict[str, tuple[float | None, float | None]]:
+        """What machines are compared on, in the page's language: by row, the book's model
+        prediction (None where the book has none) and the measured value; ``device`` is the
+        entry's provenance's description of the device. Rows that do not
+        depend on the machine's size (ratios, percentages, counts) let records from
+        different machines sit side by side; none unless an experiment says."""
+        return {}
 
 
 @dataclass(frozen=True)
@@ -148,7 +160,8 @@ class Entry:
 
 @dataclass(frozen=True)
 class Record:
-    """A device's record: its entries, in suite order."""
+    """A machine's record: its entries, in suite order; ``device`` is the record's name
+    (:func:`machine_name`), which is also its file's."""
 
     device: str
     updated: str
@@ -209,11 +222,59 @@ def slug(name: str) -> str:
     return out
 
 
-def record_path(device: str, folder: Path | None = None) -> Path:
-    """``<folder>/<device>.json`` for a device slug such as ``"cpu"``."""
-    if slug(device) != device:
-        raise ValueError(f"device must be a slug such as 'cpu' or 'nvidia-h200', got {device!r}")
-    return (folder if folder is not None else bench_dir()) / f"{device}.json"
+#: Words of a CPU or GPU name that tell no two machines apart.
+_FILLER = frozenset({"r", "tm", "cpu", "processor", "nvidia", "with", "core"})
+#: What a machine's name is derived from: facts its record holds anyway, none private.
+_IDENTITY = {
+    "cpu": ("name", "logical_cpus", "llc_bytes", "mem_bytes", "machine", "vector"),
+    "cuda": ("name", "sm_count", "memory_bytes", "l2_bytes", "capability"),
+}
+
+
+def machine_name(device: dict[str, Any], label: str | None = None) -> str:
+    """The name of a machine's record: its kind, a few words of its CPU or GPU name, the
+    CPU's logical cores, and 6 hex digits of a hash of what tells machines apart (model,
+    cores, cache, memory, architecture, vector units; for a GPU its SMs, memory and L2),
+    then ``label`` when given, for two machines that those facts do not tell apart.
+    The same machine always gets the same name, so a re-run replaces its record.
+
+    >>> cpu = {"kind": "cpu", "name": "Intel(R) Xeon(R) CPU @ 2.20GHz", "logical_cpus": 2}
+    >>> machine_name(cpu), machine_name(cpu, "Lab box")
+    ('cpu-intel-xeon-2c-b40f72', 'cpu-intel-xeon-2c-b40f72-lab-box')
+    >>> machine_name({"kind": "cuda", "name": "NVIDIA H200", "sm_count": 132})
+    'gpu-h200-bdae84'
+    """
+    kind = device.get("kind")
+    if kind not in _IDENTITY:
+        raise ValueError(f"device kind must be cpu or cuda, got {kind!r}")
+    name = re.sub(r"@.*|\(.*?\)", " ", str(device.get("name") or "unknown"))
+    words = [w for w in slug(name).split("-") if w not in _FILLER][:3] or ["unknown"]
+    facts = {k: device.get(k) for k in _IDENTITY[kind]}
+    digest = hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:6]
+    cores = [f"{device['logical_cpus']}c"] if kind == "cpu" and device.get("logical_cpus") else []
+    parts = ["cpu" if kind == "cpu" else "gpu", *words, *cores, digest]
+    return "-".join(parts + ([slug(label)] if label else []))
+
+
+def kind_of(name: str) -> str:
+    """The kind of machine a record's name says: ``cpu`` or ``gpu``.
+
+    >>> kind_of("cpu-amd-epyc-2c-c8153f"), kind_of("gpu-h200-bdae84")
+    ('cpu', 'gpu')
+    """
+    kind = name.split("-", 1)[0]
+    if kind not in ("cpu", "gpu"):
+        raise ValueError(f"a record's name starts with cpu- or gpu-, got {name!r}")
+    return kind
+
+
+def record_path(name: str, folder: Path | None = None) -> Path:
+    """``<folder>/<name>.json`` for a record name such as ``"cpu-amd-epyc-2c-c8153f"``."""
+    if slug(name) != name or not validate.RECORD_NAME.fullmatch(name):
+        raise ValueError(
+            f"a record's name is a machine name such as 'cpu-amd-epyc-2c-c8153f', got {name!r}"
+        )
+    return (folder if folder is not None else bench_dir()) / f"{name}.json"
 
 
 def utc_now() -> str:
@@ -251,7 +312,7 @@ def read(path: Path) -> Record | None:
         if isinstance(data, dict) and data.get("device") != path.stem:
             raise ValueError(
                 f"record.device is {validate.shown(data.get('device'))}, but the file is "
-                f"named {path.name}: a record is named after its device"
+                f"named {path.name}: a record is named after its machine"
             )
         return from_json(data)
     except (ValueError, TypeError) as err:
@@ -281,16 +342,22 @@ def write_atomic(path: Path, data: Any) -> None:
         raise
 
 
-def merge(device: str, entry: Entry, folder: Path | None = None) -> Path:
-    """Put one finished experiment into ``device``'s record, replacing its earlier entry and
-    keeping the others; an unreadable record stops the merge (:class:`RecordError`)."""
+def merge(name: str, entry: Entry, folder: Path | None = None) -> Path:
+    """Put one finished experiment into the record called ``name`` (its machine's), replacing
+    its earlier entry and keeping the others; an unreadable record stops the merge
+    (:class:`RecordError`), and so does one that would hold something private (a path, this
+    machine's host or user name: :func:`infrabook.bench.validate.check`), before writing."""
     from infrabook.bench.registry import EXPERIMENTS
 
-    path = record_path(device, folder)
+    path = record_path(name, folder)
     old = read(path)
     experiments = (dict(old.experiments) if old else {}) | {entry.name: entry}
     ordered = {k: experiments[k] for k in EXPERIMENTS if k in experiments}
-    write_atomic(
-        path, {"schema": SCHEMA, "device": device, "updated": utc_now(), "experiments": ordered}
-    )
+    data = {"schema": SCHEMA, "device": name, "updated": utc_now(), "experiments": ordered}
+    plain = jsonable(data, "record")  # NaN and what JSON cannot hold: ValueError, TypeError
+    try:
+        validate.check(plain)
+    except ValueError as err:
+        raise RecordError(path, f"not written: {err}") from err
+    write_atomic(path, data)
     return path

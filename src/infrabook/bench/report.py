@@ -1,12 +1,15 @@
 """What the pages call to show the committed measurements.
 
-``show`` displays an experiment's tables with one provenance line, or a note saying why
-there are none; ``results`` gives its typed results, ``entry`` the whole entry and ``figure``
-its measured curve. ``device=None`` reads ``cpu`` for a CPU experiment and the first GPU
-record that has a GPU one; ``folder`` overrides where records are read. An unreadable or
-refused record raises :class:`~infrabook.bench.record.RecordError` naming the file and the
-field, so the page's cell fails and the site is not built with it. Every string a display
-shows (record, ``conf/``, labels) goes through :func:`infrabook.tables.markdown_text`.
+``show`` displays an experiment's tables with one provenance line and how many other
+machines agree with them, or a note saying why there are none; ``results`` gives its typed
+results, ``entry`` the whole entry and ``figure`` its measured curve. ``device=None`` reads
+the reference record of the experiment's kind of machine (:func:`reference`: the one
+``conf/bench_targets.toml`` names, which the chapters' prose quotes); ``folder`` overrides
+where records are read; ``side_by_side`` and ``machines_figure`` show every record at once.
+An unreadable or refused record raises :class:`~infrabook.bench.record.RecordError` naming
+the file and the field, so the page's cell fails and the site is not built with it. Every
+string a display shows (record, ``conf/``, labels) goes through
+:func:`infrabook.tables.markdown_text`.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from infrabook import config
-from infrabook.bench import record
+from infrabook.bench import compare, record
 from infrabook.bench.experiment import table
 from infrabook.bench.record import Entry, Record
 from infrabook.bench.registry import CPU_EXPERIMENTS, get
@@ -28,45 +31,63 @@ _VERDICT = {True: "bench.met", False: "bench.missed", None: "bench.unmeasured"}
 Folder = Path | str | None
 
 
-def load(device: str = "cpu", *, folder: Folder = None) -> Record | None:
-    """The record of ``device`` (``"cpu"``, ``"nvidia-h200"``, ...), or None if absent."""
-    return record.read(record.record_path(device, Path(folder) if folder else None))
+def load(name: str, *, folder: Folder = None) -> Record | None:
+    """The record called ``name`` (its machine's: ``"cpu-amd-epyc-2c-c8153f"``), or None."""
+    return record.read(record.record_path(name, Path(folder) if folder else None))
 
 
 def records(*, folder: Folder = None) -> dict[str, Record]:
-    """Every device's record by device, ``cpu`` first."""
+    """Every record by name: the reference records first (CPU, then GPU), then the others
+    by name."""
     where = Path(folder) if folder else record.bench_dir()
-    paths = sorted(where.glob("*.json"), key=lambda p: (p.stem != "cpu", p.stem))
-    found = {p.stem: record.read(p) for p in paths} if where.is_dir() else {}
-    return {name: rec for name, rec in found.items() if rec is not None}
+    paths = sorted(where.glob("*.json")) if where.is_dir() else []
+    found = {p.stem: record.read(p) for p in paths}
+    named = {name: rec for name, rec in found.items() if rec is not None}
+    refs = [_reference(kind, named) for kind in ("cpu", "gpu")]
+    first = [name for name in refs if name is not None]
+    return {name: named[name] for name in first + [n for n in named if n not in first]}
+
+
+def _reference(kind: str, named: dict[str, Record]) -> str | None:
+    ref = config.bench_references().get(kind)
+    chosen = ref.record if ref else None
+    if chosen in named:
+        return chosen
+    return next((name for name in named if record.kind_of(name) == kind), None)
+
+
+def reference(kind: str, *, folder: Folder = None) -> str | None:
+    """The record of this kind of machine (``cpu`` or ``gpu``) the chapters quote: the one
+    ``conf/bench_targets.toml`` [[reference]] names, or, when that file is not there (a
+    build with only other records in ``INFRABOOK_BENCH_DIR``), the first of that kind by
+    name; None when there is none."""
+    return _reference(kind, records(folder=folder))
 
 
 def _resolve(
     experiment: str, device: str | None, folder: Folder
 ) -> tuple[str | None, Entry | None]:
-    """The device to read and the experiment's entry there (None when absent). A CPU
+    """The record to read and the experiment's entry there (None when absent). A CPU
     record's note that a GPU experiment was skipped is not a measurement of it."""
     get(experiment)
     if device is None and experiment in CPU_EXPERIMENTS:
-        device = "cpu"
+        device = reference("cpu", folder=folder)
+        if device is None:
+            return None, None
     if device is not None:
         rec = load(device, folder=folder)
         return device, rec.experiments.get(experiment) if rec else None
     found = [
         (name, rec.experiments[experiment])
         for name, rec in records(folder=folder).items()
-        if name != "cpu" and experiment in rec.experiments
+        if record.kind_of(name) == "gpu" and experiment in rec.experiments
     ]
     return next((f for f in found if f[1].status == "ok"), found[0] if found else (None, None))
 
 
 def provenance_line(entry: Entry) -> str:
     """Device, versions, commit, date, load and method of one entry, on one line."""
-    prov, dev = entry.provenance, entry.provenance.device
-    if dev.get("kind") == "cuda":
-        where = text("bench.prov.gpu", name=dev["name"], sms=dev["sm_count"], driver=dev["driver"])
-    else:
-        where = text("bench.prov.cpu", name=dev.get("name"), cores=dev.get("usable_cores"))
+    prov, where = entry.provenance, compare.where(entry.provenance.device)
     v = prov.versions
     libs = ", ".join(f"{k} {v[k]}" for k in ("torch", "triton", "numpy", "numexpr") if v.get(k))
     commit = (prov.git.get("commit") or text("word.unknown"))[:10]
@@ -92,12 +113,14 @@ class Display:
     tables: list[Table] = field(default_factory=list)
     provenance: str = ""
     message: str = ""
+    notes: tuple[str, ...] = ()
 
     def _repr_markdown_(self) -> str:
         parts = [f"**{markdown_text(self.title)}**"] if self.title else []
         parts += [f"```{{note}}\n{markdown_text(self.message)}\n```"] if self.message else []
         parts += [t.markdown() for t in self.tables]
         parts += [f"*{markdown_text(self.provenance)}*"] if self.provenance else []
+        parts += ["\n".join(f"- {markdown_text(n)}" for n in self.notes)] if self.notes else []
         return "\n\n".join(parts)
 
 
@@ -108,7 +131,47 @@ def show(experiment: str, device: str | None = None, *, folder: Folder = None) -
     if entry is None:
         gpu = experiment not in CPU_EXPERIMENTS and device is None
         return Display("", message=text("bench.no_gpu_record" if gpu else "bench.not_measured"))
-    return render(entry, where or "")
+    shown = render(entry, where or "")
+    if device is None and entry.status == "ok":
+        shown.notes = (agreement(experiment, folder=folder),)
+    return shown
+
+
+def agreement(experiment: str, *, folder: Folder = None) -> str:
+    """How many other machines' records compare with the reference one on this experiment,
+    and within what spread, in words (the measurements appendix shows them all)."""
+    found = records(folder=folder)
+    kind = "cpu" if experiment in CPU_EXPERIMENTS else "gpu"
+    ref = _reference(kind, found)
+    others, worst = compare.spread(experiment, ref, found) if ref else (0, None)
+    if worst is None:
+        return text("bench.cmp.alone")
+    return text("bench.cmp.agree", n=others, spread=f"{worst:.0f}")
+
+
+def side_by_side(experiment: str, *, folder: Folder = None) -> Display:
+    """Every record of ``experiment`` side by side, the book's model first, each column's
+    machine, date, versions and load in a note under the table; a note when none has it."""
+    found = records(folder=folder)
+    refs = {_reference(kind, found) for kind in ("cpu", "gpu")}
+    measured = compare.entries(experiment, found)
+    title = get(experiment).title
+    if not measured or not compare.rows(measured):
+        return Display(title, message=text("bench.not_measured"))
+    notes = tuple(
+        compare.machine_line(name, entry) + (text("bench.cmp.is_reference") if name in refs else "")
+        for name, entry in measured.items()
+    )
+    return Display(title, tables=[compare.table(experiment, found)], notes=notes)
+
+
+def machines_figure(experiment: str, *, folder: Folder = None) -> Any:
+    """One mark per machine against the book's model, for every row that has a model."""
+    from infrabook.plots import measured
+
+    compared = compare.rows(compare.entries(experiment, records(folder=folder)))
+    modelled = {row: (m, v) for row, (m, v) in compared.items() if m}
+    return measured.machines(modelled)
 
 
 def render(entry: Entry, where: str) -> Display:
@@ -131,7 +194,8 @@ def results(experiment: str, device: str | None = None, *, folder: Folder = None
     where, found = _resolve(experiment, device, folder)
     if found is None or found.status != "ok":
         state = "not measured" if found is None else f"{found.status}: {found.reason}"
-        raise LookupError(f"{experiment} on {where or 'any GPU'}: {state}")
+        anywhere = "any CPU" if experiment in CPU_EXPERIMENTS else "any GPU"
+        raise LookupError(f"{experiment} on {where or anywhere}: {state}")
     return found.results
 
 

@@ -1,16 +1,23 @@
 """The suite's command line: ``python -m infrabook.bench [--quick] [--only NAME ...] [--out DIR]
-[--isolate [--limit SECONDS]]``, and ``python -m infrabook.bench --merge DIR``.
+[--machine LABEL] [--compare] [--isolate [--limit SECONDS]]``, ``python -m infrabook.bench
+--merge DIR`` and ``python -m infrabook.bench compare RECORD ...``.
 
 Runs the CPU experiments always and the GPU ones when CUDA is available (without it, each
-GPU experiment is recorded in ``cpu.json`` as skipped, with the reason). Each experiment is
-merged into its device's record in ``--out`` the moment it finishes, by an atomic file
+GPU experiment is recorded in the CPU's record as skipped, with the reason). Records are
+named after their machine (:func:`infrabook.bench.record.machine_name`), so a re-run on the
+same machine replaces its entries, and ``--machine LABEL`` names a machine apart from one
+that the recorded facts do not tell from it. Each experiment is
+merged into its machine's record in ``--out`` the moment it finishes, by an atomic file
 replace: stopping the run (Ctrl-C, a kill, a crash, a time-out) loses only the experiment
 in progress, and one that fails (a NaN in its results included) is logged and skipped.
 ``--isolate`` runs each experiment in its own process, killed at its time limit, so that a
 hang or a sticky CUDA error costs that experiment alone. ``--merge DIR`` brings the measured
 entries of records made elsewhere (a GPU machine's) into ``--out``. Progress goes to
-stderr, the targets' verdicts to stdout at the end. ``--only gpu`` on a GPU machine leaves
-``cpu.json`` as it is.
+stderr, the targets' verdicts to stdout at the end; with ``--compare``, then the records
+written beside the book's (every other record in ``docs/_data/bench``) and the model, in the
+build's language (``INFRABOOK_LANG``). ``compare RECORD ...`` prints the same for record
+files already written; a file that is not a record ends it with status 2 and one line.
+``--only gpu`` on a GPU machine leaves the CPU's record as it is.
 """
 
 from __future__ import annotations
@@ -26,8 +33,9 @@ from pathlib import Path
 
 import torch
 
-from infrabook.bench import gpu, record, report
+from infrabook.bench import compare, gpu, host, record, report
 from infrabook.bench.registry import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
+from infrabook.labels import text
 
 #: Above this share of the CPUs busy with other processes, CPU times are noisy: say so.
 BUSY = 0.25
@@ -75,7 +83,9 @@ def run_child(command: Sequence[str], limit_s: float) -> str | None:
     return None if status == 0 else f"exit status {status}"
 
 
-def _isolated(names: Sequence[str], out: Path, quick: bool, limit_s: float | None) -> int:
+def _isolated(
+    names: Sequence[str], out: Path, quick: bool, limit_s: float | None, label: str | None
+) -> int:
     """Each experiment in its own process under its time limit, then the verdicts of the
     records in ``out``, once; 0 when all finished."""
     failed = []
@@ -83,6 +93,7 @@ def _isolated(names: Sequence[str], out: Path, quick: bool, limit_s: float | Non
         seconds = limit_s or EXPERIMENTS[name].limit_s
         log.info("%s: own process, time limit %g s", name, seconds)
         command = [*CHILD, "--only", name, "--out", str(out), *(["--quick"] if quick else [])]
+        command += ["--machine", label] if label else []
         why = run_child(command, seconds)
         if why:
             failed.append(name)
@@ -119,8 +130,66 @@ def merge_returned(folder: Path, out: Path) -> int:
     return 0 if merged else 1
 
 
+def comparison(paths: Sequence[Path], book: Path) -> str:
+    """The records at ``paths`` (the reader's) beside the book's records in ``book`` and the
+    model, per experiment, as terminal text in the build's language; :class:`RecordError`
+    for a file that is not a record."""
+    yours: dict[str, record.Record] = {}
+    for path in paths:
+        found = record.read(path)
+        if found is None:
+            raise record.RecordError(path, "there is no such file")
+        yours[found.device] = found
+    mine = {p.resolve() for p in paths}
+    theirs = {
+        name: rec
+        for name, rec in report.records(folder=book).items()
+        if record.record_path(name, book).resolve() not in mine
+    }
+    every = yours | theirs
+    refs = {report.reference(kind, folder=book) for kind in ("cpu", "gpu")}
+
+    def header(name: str) -> str:
+        if name in yours:
+            return text("bench.cmp.yours", name=name)
+        return name + (text("bench.cmp.is_reference") if name in refs else "")
+
+    parts = [text("bench.cmp.files", paths=", ".join(map(str, paths)))]
+    if not theirs:
+        parts.append(text("bench.cmp.none_yet", path=book))
+    for experiment in EXPERIMENTS:
+        measured = compare.entries(experiment, every)
+        if not set(measured) & set(yours) or not compare.rows(measured):
+            continue
+        table = compare.table(experiment, every, header)
+        lines = [compare.machine_line(n, e) for n, e in measured.items()]
+        parts.append("\n".join([EXPERIMENTS[experiment].title, table.text(), *lines]))
+    return "\n\n".join(parts)
+
+
+def compare_main(argv: Sequence[str]) -> int:
+    """``python -m infrabook.bench compare RECORD ...``: print the records beside the book's;
+    2 and one line on stderr for a file that is not a record."""
+    parser = argparse.ArgumentParser(
+        prog="python -m infrabook.bench compare",
+        description="Print benchmark records beside the book's records and its model.",
+    )
+    parser.add_argument("records", nargs="+", type=Path, metavar="RECORD")
+    parser.add_argument("--book", type=Path, help="folder of the book's records (docs/_data/bench)")
+    args = parser.parse_args(argv)
+    try:
+        print(comparison(args.records, args.book or record.bench_dir()))
+    except record.RecordError as err:
+        print(f"{parser.prog}: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite; 0 when every selected experiment finished, 1 otherwise."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["compare"]:
+        return compare_main(argv[1:])
     parser = argparse.ArgumentParser(
         prog="python -m infrabook.bench", description="Run the infrabook benchmark suite."
     )
@@ -134,7 +203,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--merge", type=Path, metavar="DIR", help="merge the measured entries of DIR's records"
     )
+    parser.add_argument(
+        "--machine",
+        metavar="LABEL",
+        help="a word added to the record's name, for a machine the recorded facts do not tell "
+        "apart from one that already has a record (a re-run without it replaces that record)",
+    )
+    parser.add_argument(
+        "--compare", action="store_true", help="then print the records beside the book's"
+    )
     args = parser.parse_args(argv)
+    if args.machine is not None:
+        try:
+            record.slug(args.machine)
+        except ValueError as err:
+            parser.error(f"--machine: {err}")
+    if args.compare and args.isolate:
+        parser.error(
+            "--compare runs in the suite's own process: after --isolate, run "
+            "`python -m infrabook.bench compare RECORD ...`"
+        )
     if args.limit is not None and (not args.isolate or args.limit <= 0):
         parser.error(f"--limit needs --isolate and a positive number, got {args.limit}")
     logging.basicConfig(level=logging.INFO, format="[bench] %(message)s", stream=sys.stderr)
@@ -150,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"python -m infrabook.bench: {err}") from None
     log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "", out)
     if args.isolate:
-        return _isolated(names, out, args.quick, args.limit)
+        return _isolated(names, out, args.quick, args.limit, args.machine)
     # one rig for every GPU experiment, and none without one: making it queries the driver
     # and starts the profiler
     rig = gpu.rig() if wanted_gpu and gpu.unavailable_reason() is None else None
@@ -158,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in names:
         log.info("%s: start", name)
         on_gpu = rig is not None and name in GPU_EXPERIMENTS
-        device = record.slug(rig.info["name"]) if rig and on_gpu else "cpu"
+        device = record.machine_name(rig.info if rig and on_gpu else host.cpu_info(), args.machine)
         try:
             entry = EXPERIMENTS[name](quick=args.quick, **({"rig": rig} if on_gpu else {}))
             path = record.merge(device, entry, out)  # refuses NaN, naming the field
@@ -176,6 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.info("%s: %s in %.1f s -> %s", name, entry.status, entry.duration_s, path)
     for device in sorted(written):  # the verdicts, as the book's appendix tabulates them
         print(report.targets(device, folder=out).tables[0].text())
+    if args.compare and written:
+        paths = [record.record_path(device, out) for device in sorted(written)]
+        print("\n" + comparison(paths, record.bench_dir()))
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         return 1

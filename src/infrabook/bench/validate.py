@@ -20,16 +20,26 @@ at every value by where it is:
 - a number is finite, not negative, and inside the range its unit allows (seconds, bytes,
   a fraction, ...), so no page derives a bandwidth of 1e308 from a time of 1e-300 s.
 
+A record also holds nothing private: no string anywhere holds a file path (an absolute
+path, a home folder such as ``~/x``, a Windows drive), no key is named after a host or a
+user (``hostname``, ``user``, ...), and no string holds the host name or the user name of
+the machine that checks it (:func:`private_names`): a record is made on the reader's own
+machine, where these are the names that could leak, and checked there before it is written.
+
 Each refusal is a ``ValueError`` of one line naming the field (``record.experiments.fusion.
 provenance.device.name``) and what it should hold; the bad value is quoted shortened.
 """
 
 from __future__ import annotations
 
+import contextlib
+import getpass
 import json
 import math
 import re
+import socket
 import unicodedata
+from functools import cache
 from typing import Any
 
 MAX_BYTES = 2 * 2**20
@@ -38,7 +48,14 @@ MAX_TEXT = 1000
 MAX_NOTE = 8000
 _INT_DIGITS = 20
 
-_SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+#: A record's name: its machine's (:func:`infrabook.bench.record.machine_name`).
+RECORD_NAME = re.compile(r"(cpu|gpu)(-[a-z0-9]+)+")
+#: A file path in free text: absolute (``/home/x/``, ``C:\\``) or in a home folder (``~/``).
+PATH = re.compile(r"(?<![\w.:/])(?:~[\w.-]*/|/(?:[\w.+-]+/)+|[A-Za-z]:\\)")
+#: Keys that would name the machine or its user.
+_PRIVATE_KEYS = re.compile(r"(host|node|user|login|home|cwd)(_?name)?|path|dir", re.I)
+#: Host or user names shorter than this are too likely to be a word of free text.
+_MIN_NAME = 4
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 _HEX_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -55,7 +72,7 @@ _DEVICE = (*_PROV, "device")
 _UTC = "a UTC time such as 2026-11-29T15:03:13Z"
 #: Strings that name something, by the path that leads to them (``*`` is any one step).
 _NAMED: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
-    (("device",), _SLUG, "a slug such as 'cpu' or 'nvidia-h200'"),
+    (("device",), RECORD_NAME, "a machine name such as 'cpu-amd-epyc-2c-c8153f'"),
     (("updated",), _ISO_UTC, _UTC),
     (("experiments", "*", "name"), _IDENT, "an experiment's name"),
     (("experiments", "*", "status"), re.compile("ok|skipped|failed"), "ok, skipped or failed"),
@@ -208,7 +225,37 @@ def _check_text(text: str, path: tuple[str | int, ...], limit: int) -> None:
             )
 
 
+@cache
+def private_names() -> frozenset[str]:
+    """This machine's host name (short and full) and user name, lower-case: what a record
+    made here must not hold (names under 4 characters are left out: too likely a word).
+
+    >>> all(len(name) >= 4 for name in private_names())
+    True
+    """
+    names = {socket.gethostname(), socket.gethostname().split(".")[0]}
+    with contextlib.suppress(KeyError, OSError):  # no user for this uid: nothing to leak
+        names.add(getpass.getuser())
+    return frozenset(n.lower() for n in names if len(n) >= _MIN_NAME)
+
+
+def _check_private(text: str, path: tuple[str | int, ...]) -> None:
+    found = PATH.search(text)
+    if found:
+        raise ValueError(
+            f"{_where(path)} holds the file path {shown(found.group())}: "
+            "a record holds no paths (they name users and folders)"
+        )
+    for name in private_names():
+        if re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", text.lower()):
+            raise ValueError(
+                f"{_where(path)} holds this machine's host or user name: a record holds "
+                "nothing that names a machine or a person"
+            )
+
+
 def _check_string(text: str, path: tuple[str | int, ...]) -> None:
+    _check_private(text, path)
     for pattern, form, what in _NAMED:
         if _matches(pattern, path):
             if not form.fullmatch(text):
@@ -251,11 +298,15 @@ def check(data: Any, path: tuple[str | int, ...] = ()) -> None:
     """Check parsed record JSON all the way down (see the module's description); the first
     bad value raises ``ValueError`` naming its field.
 
-    >>> check({"device": "cpu", "updated": "2026-11-29T15:03:13Z"})
+    >>> check({"device": "cpu-amd-epyc-2c-c8153f", "updated": "2026-11-29T15:03:13Z"})
     >>> check({"device": "<b>cpu</b>"})
     Traceback (most recent call last):
     ...
-    ValueError: record.device must be a slug such as 'cpu' or 'nvidia-h200', got '<b>cpu</b>'
+    ValueError: record.device must be a machine name such as '...', got '<b>cpu</b>'
+    >>> check({"experiments": {"shapes": {"reason": "failed: /home/ada/x.py"}}})
+    Traceback (most recent call last):
+    ...
+    ValueError: record.experiments.shapes.reason holds the file path '/home/ada/': ...
     >>> check({"experiments": {"fusion": {"duration_s": -1.0}}})
     Traceback (most recent call last):
     ...
@@ -267,8 +318,14 @@ def check(data: Any, path: tuple[str | int, ...] = ()) -> None:
         _check_object(data, path)
         in_results = len(path) >= 3 and path[0] == "experiments" and path[2] == "results"
         for key, value in data.items():
+            if _PRIVATE_KEYS.fullmatch(key):
+                raise ValueError(
+                    f"{_where(path)} has the key {shown(key)}: a record holds no host "
+                    "name, user name or path"
+                )
             if in_results:
                 _check_text(key, (*path, key), MAX_TEXT)
+                _check_private(key, (*path, key))
             elif not _IDENT.fullmatch(key):
                 raise ValueError(f"{_where(path)} has a key that is no identifier: {shown(key)}")
             check(value, (*path, key))

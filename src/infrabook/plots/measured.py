@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.transforms import offset_copy
 
 from infrabook.bench.gpu import MODES
 from infrabook.bench.record import Entry
@@ -150,6 +151,40 @@ def gpu_swiglu(e: Entry, where: str) -> Figure:
     ax.set_title(text("bench.fig.swiglu", rows=shape.rows, cols=shape.cols, where=where))
     ax.legend()
     return fig
+
+
+def machines(rows: dict[str, tuple[float, dict[str, float | None]]]) -> Figure:
+    """One mark per machine on each row, at its measured value over the book's model, so
+    that 1 is the model: ``rows`` maps a row's label to the model's value and each record's
+    (None where a record lacks the row). A figure that says so when no record has a row."""
+    with mpl.rc_context({"text.parse_math": False}):
+        if not rows:
+            return _message(text("bench.not_measured"))
+        with book_style():
+            fig, ax = _single(
+                6.4, 1.8 + 0.42 * len(rows) + 0.25 * len(next(iter(rows.values()))[1])
+            )
+            labels = list(rows)
+            names = list(next(iter(rows.values()))[1])
+            markers = "osD^vP*X"
+            for i, name in enumerate(names):
+                offset = (i - (len(names) - 1) / 2) * 0.12
+                points = [(rows[row][1].get(name), rows[row][0], y) for y, row in enumerate(labels)]
+                xy = [(v / model, y + offset) for v, model, y in points if v is not None]
+                xs, ys = [x for x, _ in xy], [y for _, y in xy]
+                ax.plot(xs, ys, markers[i % len(markers)], ls="", label=name)
+            ax.axvline(1.0, ls="--", color=GREY, label=text("bench.fig.model"))
+            ax.set_yticks(range(len(labels)), _categories(labels))
+            ax.invert_yaxis()
+            ax.set_xlabel(text("bench.fig.ratio"))
+            ax.set_title(text("bench.fig.machines"))
+            # below the axes, clear of the x label, whatever the figure's height: marks may
+            # sit anywhere on the ratio axis
+            below = offset_copy(ax.transAxes, fig=fig, y=-36, units="points")
+            ax.legend(
+                loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below, fontsize="small"
+            )
+            return fig
 
 
 FIGURES: dict[str, Callable[[Entry, str], Figure]] = {
