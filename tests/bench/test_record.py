@@ -225,9 +225,18 @@ def _wait_for(proc: subprocess.Popen, needle: str, timeout: float = 120) -> None
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
-def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, sig):
+def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, tmp_path, sig):
     earlier = record.merge(CPU, fake_entry("shapes", 7.0))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    # In the child, shapes never finishes on its own, so the signal always lands while it
+    # runs: a quick shapes run on a loaded machine could otherwise end before the signal.
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import time\n"
+        "from infrabook.bench import cpu\n"
+        "cpu.shapes.run = lambda **kwargs: time.sleep(3600)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook), *sys.path])}
     with subprocess.Popen(
         [
             sys.executable,
