@@ -123,9 +123,24 @@ def test_a_clashing_english_without_context_is_refused(tmp_path):
     po = _copy_catalogue(tmp_path)
     source = tmp_path / "labels.py"
     source.write_text('LABELS: dict[str, str] = {"new.yes": ("是", "sure")}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match="'是' is already translated as 'yes', not 'sure'"):
+    with pytest.raises(ValueError) as refused:
         catalogue.convert_labels(source, po)
+    assert str(refused.value) == (
+        "new.yes: '是' is already translated as 'yes' (for guide.yes, word.yes), not 'sure': "
+        "add 'new.yes' to IN_CONTEXT in infrabook/labels.py and run again"
+    )
     assert "(" in source.read_text(encoding="utf-8")  # left as it was
+
+
+def test_a_label_changing_its_own_english_takes_the_new_one(tmp_path):
+    """What a merge brings: a label written the old way whose English changed."""
+    po = _copy_catalogue(tmp_path)
+    source = tmp_path / "labels.py"
+    source.write_text(
+        'LABELS: dict[str, str] = {"verdict.matches": ("一致", "agrees")}\n', encoding="utf-8"
+    )
+    assert catalogue.convert_labels(source, po) == ["verdict.matches"]
+    assert catalogue.read(po).get("一致").string == "agrees"
 
 
 def test_update_adds_new_messages_empty_and_marks_changed_ones_fuzzy(tmp_path, monkeypatch):

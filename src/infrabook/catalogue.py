@@ -31,11 +31,13 @@ from babel.messages.pofile import read_po, write_po
 
 from infrabook import config, labels
 from infrabook.i18n import DOMAIN, LOCALE_DIR
+from infrabook.tables import display_width
 
 PO = LOCALE_DIR / "en" / "LC_MESSAGES" / f"{DOMAIN}.po"
 LABELS_SOURCE = Path(labels.__file__)
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 _FIELD = re.compile(r"\{[^{}]*\}")
+LINE_LENGTH = 100  # ruff's, in pyproject.toml; it counts a CJK character as two columns
 
 
 class Message(NamedTuple):
@@ -99,22 +101,29 @@ def compiled(po: Path = PO) -> bytes:
     return buffer.getvalue()
 
 
-def add_translations(pairs: Iterable[tuple[str | None, str, str]], po: Path = PO) -> int:
-    """Puts each ``(context, Chinese, English)`` into ``po`` as a finished translation;
-    returns how many. A Chinese wording already translated differently without a context
-    is refused: give the new label its key as context (:data:`infrabook.labels.IN_CONTEXT`).
+def add_translations(entries: Iterable[Message], english: Iterable[str], po: Path = PO) -> int:
+    """Puts each message into ``po`` with its English as a finished translation; returns how
+    many. The English of a wording that other places use too (other keys, other conf text)
+    is not changed: that is refused, with what to do (give the label its key as context,
+    :data:`infrabook.labels.IN_CONTEXT`). A wording only this place uses takes the new English.
     """
     catalog = read(po)
     count = 0
-    for context, zh, en in pairs:
-        known = catalog.get(zh, context)
-        if known is not None and known.string and known.string != en and not known.fuzzy:
+    for message, en in zip(entries, english, strict=True):
+        known = catalog.get(message.id, message.context)
+        users = set(known.auto_comments) if known is not None else set()
+        if known is not None and known.string not in ("", en) and users - {message.where}:
             raise ValueError(
-                f"{zh!r} is already translated as {known.string!r}, not {en!r}: add its key "
-                "to IN_CONTEXT in infrabook/labels.py and run again"
+                f"{message.where}: {message.id!r} is already translated as {known.string!r} "
+                f"(for {', '.join(sorted(users))}), not {en!r}: add {message.where!r} to "
+                "IN_CONTEXT in infrabook/labels.py and run again"
             )
-        message = catalog.add(zh, en, context=context)
-        message.flags.discard("fuzzy")
+        if known is None:
+            known = catalog.add(message.id, context=message.context)
+        # set on the entry itself: Catalog.add keeps an existing entry's string and flags
+        known.string = en
+        known.flags.discard("fuzzy")
+        known.auto_comments = sorted(users | {message.where})
         count += 1
     write(catalog, po)
     return count
@@ -149,7 +158,8 @@ def convert_labels(source: Path = LABELS_SOURCE, po: Path = PO) -> list[str]:
         return starts[line - 1] + col  # ast columns count UTF-8 bytes
 
     converted: list[str] = []
-    pairs: list[tuple[str | None, str, str]] = []
+    found: list[Message] = []
+    english: list[str] = []
     edits: list[tuple[int, int, bytes]] = []
     for key_node, value in zip(table.keys, table.values, strict=True):
         if not isinstance(value, ast.Tuple) or key_node is None:
@@ -157,20 +167,26 @@ def convert_labels(source: Path = LABELS_SOURCE, po: Path = PO) -> list[str]:
         key = ast.literal_eval(key_node)
         zh, en = ast.literal_eval(value)
         converted.append(key)
-        pairs.append((key if key in in_context else None, zh, en))
+        found.append(Message(key if key in in_context else None, zh, key))
+        english.append(en)
         first = value.elts[0]
         start = offset(value.lineno, value.col_offset)
         end = offset(value.end_lineno or value.lineno, value.end_col_offset or 0)
         first_end = offset(first.end_lineno or first.lineno, first.end_col_offset or 0)
-        if value.lineno == value.end_lineno:
-            replacement = raw[offset(first.lineno, first.col_offset) : first_end]
-        else:  # keep the parentheses; ruff format drops them where the line is short enough
+        wording = raw[offset(first.lineno, first.col_offset) : first_end]
+        line_start = starts[key_node.lineno - 1]
+        one_line = raw[line_start:start] + wording + b","
+        if first.lineno == first.end_lineno and display_width(one_line.decode()) <= LINE_LENGTH:
+            replacement = wording
+        else:  # as ruff format writes it: the wording on lines of its own, in parentheses
             indent = b" " * key_node.col_offset
-            replacement = raw[start:first_end] + b"\n" + indent + b")"
+            replacement = b"(\n" + indent + b"    " + wording + b"\n" + indent + b")"
+            if first.lineno != first.end_lineno:  # already over several lines: keep them
+                replacement = raw[start:first_end] + b"\n" + indent + b")"
         edits.append((start, end, replacement))
     if not converted:
         return []
-    add_translations(pairs, po)
+    add_translations(found, english, po)
     for start, end, replacement in reversed(edits):
         raw = raw[:start] + replacement + raw[end:]
     source.write_bytes(raw)
@@ -220,7 +236,8 @@ def main() -> int:
     and its ``.mo``; says what is left to translate (``problems``)."""
     converted = convert_labels()
     if converted:
-        print(f"catalogue: {len(converted)} label(s) converted: {', '.join(converted)}")
+        shown = ", ".join(converted[:10]) + (", ..." if len(converted) > 10 else "")
+        print(f"catalogue: {len(converted)} label(s) converted: {shown}")
         importlib.reload(labels)  # the labels as they are now written, Chinese only
     update()
     left = problems()
