@@ -6,8 +6,8 @@ is the message's context where one Chinese wording needs different English in di
 places, :data:`infrabook.labels.IN_CONTEXT`) and the reader-facing text of ``conf/`` (the
 claims' wording and word units). :func:`update` merges them into
 ``locale/en/LC_MESSAGES/infrabook.po`` as ``msgmerge`` would (new messages come in empty,
-changed ones fuzzy) and writes the ``.mo`` beside it; ``nox -s catalogues`` runs it with
-:func:`convert_labels` first.
+changed ones fuzzy, gone ones dropped) and writes the ``.mo`` beside it; ``nox -s catalogues``
+runs it with :func:`convert_labels` first.
 
 The ``.mo`` is committed rather than compiled when the wheel is built: the package then
 translates the same way from a source checkout, an editable install, the wheel and the wheel
@@ -88,8 +88,9 @@ def write(catalog: Catalog, po: Path = PO) -> None:
     """Writes ``catalog`` to ``po`` and its compiled ``.mo`` beside it."""
     po.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
-    # no line numbers: a label added above would otherwise touch every entry below it
-    write_po(buffer, catalog, width=100, include_lineno=False)
+    # no line numbers: a label added above would otherwise touch every entry below it; no
+    # obsolete entries: a label that is gone has nothing left to translate
+    write_po(buffer, catalog, width=100, include_lineno=False, ignore_obsolete=True)
     po.write_bytes(buffer.getvalue())
     po.with_suffix(".mo").write_bytes(compiled(po))
 
@@ -195,7 +196,7 @@ def convert_labels(source: Path = LABELS_SOURCE, po: Path = PO) -> list[str]:
 
 def update(po: Path = PO) -> Catalog:
     """Merges the package's messages into ``po`` (new ones empty, changed ones fuzzy, gone
-    ones obsolete) and writes it with its ``.mo``; returns the merged catalogue."""
+    ones dropped) and writes it with its ``.mo``; returns the merged catalogue."""
     catalog = read(po)
     catalog.update(template(), update_creation_date=False)
     write(catalog, po)
