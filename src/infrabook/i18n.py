@@ -42,7 +42,10 @@ def _catalogue(lang: str) -> gettext.NullTranslations:
     if lang == LANGUAGES[0]:
         # the source language: every message is its own translation
         return gettext.NullTranslations()
-    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])
+    # the file itself, not gettext.translation(): its search by locale imports the locale
+    # module, which the live calculators' first answer would wait for
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.mo").open("rb") as mo:
+        return gettext.GNUTranslations(mo)
 
 
 def translate(message: str, *, context: str | None = None, lang: str | None = None) -> str:
