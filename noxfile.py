@@ -74,13 +74,17 @@ def docs(session: nox.Session) -> None:
 @nox.session
 def catalogues(session: nox.Session) -> None:
     """Extract the pages' prose (gettext) and update the English catalogues in
-    docs/locale: new messages come in empty, changed ones are marked fuzzy, and
+    docs/locale, then the package's words (labels, conf text) in its own catalogue,
+    src/infrabook/locale, compiled to the .mo the package reads (labels still written
+    ``"key": ("中文", "English")`` are converted first: the English moves into it). New
+    messages come in empty, changed ones are marked fuzzy, and
     ``docs.checks.translations`` (run by ``docs``) fails until they are translated."""
     session.install(*CONSTRAINTS, "-e", ".[kernels,docs]")
     session.run("sphinx-build", "-q", "-b", "gettext", "docs", "docs/_build/gettext")
     session.run(
         "sphinx-intl", "update", "-p", "docs/_build/gettext", "-l", "en", "-d", "docs/locale"
     )
+    session.run("python", "-m", "infrabook.catalogue")
 
 
 @nox.session

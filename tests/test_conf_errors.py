@@ -215,10 +215,9 @@ MUTATIONS = [
     (
         "claims.toml",
         'unit = "MiB"',
-        'unit = "MiB"\nunit_enn = "MiB"',
+        'unit = "MiB"\nunit_en = "MiB"',
         "claim[0]",
-        "expected only the keys id, section, text, text_en, stated, unit, unit_en, got also "
-        "unit_enn",
+        "expected only the keys id, section, text, stated, unit, got also unit_en",
     ),
 ]
 

@@ -57,34 +57,6 @@ logger = logging.getLogger(__name__)
 # The folder, under the Chinese site's root, that holds the English edition.
 EDITION_DIR = {"zh": "", "en": "en/"}
 
-# Settings that differ per edition. Chinese is the source; the English edition's 404 page
-# and links live under en/.
-SETTINGS: dict[str, dict[str, Any]] = {
-    "zh": {
-        "html_title": "infrabook · 为什么 kernel 会变快",
-        "author": "infrabook 作者们",
-        "html_search_language": "zh",
-        "nb_code_prompt_show": "显示代码",
-        "nb_code_prompt_hide": "隐藏代码",
-        "search_bar_text": "搜索…",
-        "notfound_title": "页面不存在（404）",
-        "notfound_body": "<h1>页面不存在</h1><p>这个地址没有页面。请从<a href='{prefix}"
-        "index.html'>目录</a>重新进入，或<a href='{prefix}search.html'>搜索</a>要找的内容。</p>",
-    },
-    "en": {
-        "html_title": "infrabook · Why kernels get faster",
-        "author": "the infrabook authors",
-        "html_search_language": "en",
-        "nb_code_prompt_show": "Show code",
-        "nb_code_prompt_hide": "Hide code",
-        "search_bar_text": "Search…",
-        "notfound_title": "Page not found (404)",
-        "notfound_body": "<h1>Page not found</h1><p>There is no page at this address. Start again "
-        "from the <a href='{prefix}index.html'>contents</a>, or <a href='{prefix}search.html'>"
-        "search</a> for what you were looking for.</p>",
-    },
-}
-
 
 def edition(language: str | None) -> str:
     """The edition a Sphinx ``language`` builds: ``zh`` or ``en``.
@@ -108,19 +80,20 @@ def _configure(app: Sphinx, config: Config) -> None:
     # Executed cells and the package (labels, plots, live calculators) read the language
     # from the environment; kernels started by myst-nb inherit it.
     os.environ["INFRABOOK_LANG"] = lang
-    s = SETTINGS[lang]
-    config.html_title = s["html_title"]
+    # the words of the settings that differ per edition are the package's labels (site.*)
+    s = group("site", lang)
+    config.html_title = s["title"]
     config.author = s["author"]
-    config.copyright = f"2026，{s['author']}" if lang == "zh" else f"2026, {s['author']}"
-    config.html_search_language = s["html_search_language"]
+    config.copyright = s["copyright"].format(author=s["author"])
+    config.html_search_language = lang  # the editions' codes are Sphinx's search languages
     if lang != "zh":
         # the jieba dictionary is for Chinese word splitting only
         config.html_search_options = {}
-    config.nb_code_prompt_show = s["nb_code_prompt_show"]
-    config.nb_code_prompt_hide = s["nb_code_prompt_hide"]
+    config.nb_code_prompt_show = s["code_show"]
+    config.nb_code_prompt_hide = s["code_hide"]
     config.html_theme_options = {
         **config.html_theme_options,
-        "search_bar_text": s["search_bar_text"],
+        "search_bar_text": s["search"],
     }
     # Outputs differ per language, so each edition keeps its own execution cache.
     config.nb_execution_cache_path = str(Path(config.nb_execution_cache_path) / lang)

@@ -12,6 +12,10 @@ For every ``.po`` file under LOCALE_DIR/en/LC_MESSAGES, each message must:
 * hold no Chinese outside ``{zh}`...``` (the article's words, kept on purpose) and role
   targets (``{term}`fusion <融合>```). The glossary's Chinese term lines are the exception:
   they name the Chinese terms, and stay as they are.
+
+Then the package's own catalogue (``src/infrabook/locale``): every label and conf text
+translated, not fuzzy, its ``{fields}`` kept, and its ``.mo`` the ``.po`` compiled
+(:func:`infrabook.catalogue.problems`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from collections import Counter
 from pathlib import Path
 
 from babel.messages.pofile import read_po
+
+from infrabook import catalogue
 
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
 ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
@@ -104,7 +110,7 @@ def problems(locale: Path) -> list[str]:
 
 def main() -> int:
     locale = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parents[1] / "locale"
-    found = problems(locale)
+    found = problems(locale) + catalogue.problems()
     for line in found:
         print(line)
     if found:

@@ -30,7 +30,8 @@ from infrabook.bucketing import (
 from infrabook.crossover import Crossing, pairwise
 from infrabook.dataflow import Accounting, Graph, account, fully_fused, unfused
 from infrabook.ffn_chain import FUSE_FIRST_TWO, activation_chain
-from infrabook.labels import language, pick, text
+from infrabook.i18n import translate
+from infrabook.labels import text
 from infrabook.launches import launch_counts
 from infrabook.online_softmax import Ln, trace
 from infrabook.roofline import check_bandwidth_claim
@@ -413,13 +414,13 @@ def audit() -> list[AuditRow]:
         if claim.id not in recomputed:
             raise ValueError(f"claim {claim.id!r} has no recomputation in infrabook.audit")
         r = recomputed[claim.id]
-        # a unit that is a word (次, 行, 组) has an English one; MiB, μs, × are the same
-        unit = (claim.unit_en or claim.unit) if language() == "en" else claim.unit
+        # a unit that is a word (次, 行, 组) is a message; MiB, μs, × are the same in English
+        unit = translate(claim.unit)
         rows.append(
             AuditRow(
                 id=claim.id,
                 section=claim.section,
-                text=pick(claim.text, claim.text_en),
+                text=translate(claim.text),
                 stated=claim.stated,
                 unit=unit,
                 recomputed=r.value,

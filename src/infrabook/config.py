@@ -201,10 +201,8 @@ class Claim:
     id: Name
     section: Name
     text: Name
-    text_en: Name
     stated: Numeral
     unit: str
-    unit_en: Name | None = None
 
 
 @dataclass(frozen=True)

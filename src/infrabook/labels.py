@@ -2,8 +2,10 @@
 
 Every string the package shows a reader (a table header, a printed line, a verdict, a figure
 label) is looked up here by key, in the build's language: Chinese by default, English for the
-English edition (``INFRABOOK_LANG=en``). Code identifiers, API names and units are not words and
-stay as they are in both languages.
+English edition (``INFRABOOK_LANG=en``). This module holds the Chinese, the source language;
+the English is the gettext catalogue's (:mod:`infrabook.i18n`,
+``locale/en/LC_MESSAGES/infrabook.po``). Code identifiers, API names and units are not words
+and stay as they are in both languages.
 
 >>> text("verdict.matches", lang="zh")
 '一致'
@@ -15,1068 +17,661 @@ stay as they are in both languages.
 
 from __future__ import annotations
 
-import os
+from infrabook.i18n import LANGUAGES, language, translate
 
-LANGUAGES = ("zh", "en")
+__all__ = ["IN_CONTEXT", "LABELS", "LANGUAGES", "group", "language", "pick", "text"]
 
-# key: (Chinese, English). Keys are grouped by the module that shows them; each group keeps
-# to its own block so that changes to one group never touch another.
-_LABELS: dict[str, tuple[str, str]] = {
+# Labels whose Chinese another label shares but whose English differs: their key is the
+# message's context (msgctxt) in the catalogue. Every other label is translated by its
+# Chinese alone, once for every key that uses it.
+IN_CONTEXT = frozenset(
+    {
+        "strategy.specialised",
+        "bench.strategy.specialised",
+        "fig.fusion.read",
+        "cli.col.reads",
+        "fig.fusion.written",
+        "cli.col.writes",
+        "bench.col.pair",
+        "live.col.pair",
+        "bench.col.prep_ms",
+        "live.col.prep_ms",
+        "cli.col.host_submissions",
+        "timeline.lane.host",
+        "roofline.verdict.none",
+        "ui.records_none",
+        "pdf.edition_label",
+        "ui.version",
+    }
+)
+
+# key: Chinese. Keys are grouped by the module that shows them; each group keeps to its own
+# block so that changes to one group never touch another. A label written the old way,
+# "key": ("中文", "English"), is converted by ``nox -s catalogues`` (the English moves into
+# the catalogue; see infrabook.catalogue.convert_labels).
+LABELS: dict[str, str] = {
     # ---- shared words -------------------------------------------------------------------
-    "unit.us_value": ("{value} μs", "{value} μs"),
-    "word.yes": ("是", "yes"),
-    "word.no": ("否", "no"),
-    "word.unknown": ("未知", "unknown"),
-    "word.named": ("{name}：{value}", "{name}: {value}"),
-    "word.list_sep": ("；", "; "),
+    "unit.us_value": "{value} μs",
+    "word.yes": "是",
+    "word.no": "否",
+    "word.unknown": "未知",
+    "word.named": "{name}：{value}",
+    "word.list_sep": "；",
     # ---- end of shared words ------------------------------------------------------------
     #
     # ---- audit verdicts (audit.py) ------------------------------------------------------
-    "verdict.matches": ("一致", "matches"),
-    "verdict.rounded": (
-        "取整",
-        "rounded",
-    ),
-    "verdict.differs": (
-        "不符",
-        "differs",
-    ),
-    "verdict.implausible": (
-        "不可信",
-        "implausible",
-    ),
-    "audit.unit.lower_bound": (
-        "μs（下限）",
-        "μs (lower bound)",
-    ),
-    "audit.note.per_intermediate": (
-        "156 − 108 = {mib} MiB 也是",
-        "156 − 108 = {mib} MiB too",
-    ),
-    "audit.note.exactly": (
-        "精确值 {value}",
-        "exactly {value}",
-    ),
+    "verdict.matches": "一致",
+    "verdict.rounded": "取整",
+    "verdict.differs": "不符",
+    "verdict.implausible": "不可信",
+    "audit.unit.lower_bound": "μs（下限）",
+    "audit.note.per_intermediate": "156 − 108 = {mib} MiB 也是",
+    "audit.note.exactly": "精确值 {value}",
     "audit.note.rate": (
         "原文所称的“有效处理率”把补齐行也算作完成的工作，是执行处理率：执行利用率 × 标称峰值"
-        " {peak} TFLOP/s；原文的速率是执行利用率 × 500。只计实际行的有用处理率是 {useful} TFLOP/s",
-        "what the article calls the effective rate counts padding rows as work done: it is the"
-        " executed rate, executed utilisation × the stated peak {peak} TFLOP/s; the article's"
-        " rates are executed utilisation × 500. The useful rate, real rows only, is {useful}"
-        " TFLOP/s",
+        " {peak} TFLOP/s；原文的速率是执行利用率 × 500。只计实际行的有用处理率是 {useful} TFLOP/s"
     ),
-    "audit.note.time": (
-        "按原文给的速率；按执行利用率 × {peak} TFLOP/s 是 {ms} ms",
-        "at the stated rate; at executed utilisation × {peak} TFLOP/s {ms} ms",
-    ),
+    "audit.note.time": "按原文给的速率；按执行利用率 × {peak} TFLOP/s 是 {ms} ms",
     "audit.note.crossing": (
         "按原文的每组时间（{a} / {b} ms，即本书各处所用的口径）；不取整的时间得 {unrounded}；"
-        "按执行利用率 × {peak} TFLOP/s 得 {at_peak}",
-        "from the article's per-run times ({a} / {b} ms, the basis used throughout the book); "
-        "from unrounded times {unrounded}; at executed utilisation × {peak} TFLOP/s {at_peak}",
+        "按执行利用率 × {peak} TFLOP/s 得 {at_peak}"
     ),
     "audit.note.mfu_ratio": (
         "翻倍的是执行利用率（计入补齐行，×{executed}）；有用 MFU 只从 {generic} 升到 {bucketed}，"
-        "×{ratio}，恰好等于加速比 {speedup}",
-        "what doubles is executed utilisation (padding rows counted, ×{executed}); useful MFU"
-        " rises only from {generic} to {bucketed}, ×{ratio}, exactly the speed-up {speedup}",
+        "×{ratio}，恰好等于加速比 {speedup}"
     ),
     "audit.note.measured": (
-        "{us} μs 内搬运 {mib} MiB：{summary}（工作集 {working} MiB）；表中是在 {device} 上的下限",
-        "{mib} MiB in {us} μs {summary} (working set {working} MiB); shown: the lower bound on "
-        "{device}",
+        "{us} μs 内搬运 {mib} MiB：{summary}（工作集 {working} MiB）；表中是在 {device} 上的下限"
     ),
     "audit.note.above_model": (
         "，高于读写模型的 {model}×：有一部分时间不随字节变化（每个 kernel 的固定开销，或两次运"
-        "行的带宽不同）",
-        ", above the traffic model's {model}×: part of the time does not scale with bytes (a fixed"
-        " cost per kernel, or the two runs at different bandwidths)",
+        "行的带宽不同）"
     ),
-    "audit.note.doubtful": (
-        "所依据的计时超过了所列每种设备的显存带宽（{us} μs）",
-        "rests on timings that exceed every listed DRAM bandwidth ({us} μs)",
-    ),
+    "audit.note.doubtful": "所依据的计时超过了所列每种设备的显存带宽（{us} μs）",
     # ---- end of audit -------------------------------------------------------------------
     #
     # ---- tables and figures (tables.py, plots/) -----------------------------------------
-    "strategy.generic": ("通用", "generic"),
-    "strategy.bucketed": ("分桶", "bucketed"),
-    "strategy.specialised": ("逐形状特化", "per-shape specialised"),
-    "table.each": ("{name}（各）", "{name} (each)"),
-    "fig.fusion.read": ("读", "read"),
-    "fig.fusion.written": ("写", "written"),
-    "fig.fusion.read_mid": ("读（中间量）", "read (intermediate)"),
-    "fig.fusion.written_mid": ("写（中间量）", "written (intermediate)"),
-    "fig.fusion.plan_total": ("{plan}：{mib} MiB", "{plan}: {mib} MiB"),
-    "fig.fusion.kernel": ("kernel", "kernel"),
-    "fig.fusion.moved_mib": ("搬运的字节（MiB）", "bytes moved (MiB)"),
-    "fig.fusion.live": ("驻留：{name}", "live: {name}"),
-    "fig.fusion.total_traffic": ("总流量", "total traffic"),
-    "fig.fusion.traffic_tick": ("流量", "traffic"),
-    "fig.fusion.peak_live": ("驻留峰值", "peak live"),
-    "fig.fusion.panel_title": (
-        "{plan}\n流量 {traffic} MiB，峰值 {peak} MiB",
-        "{plan}\ntraffic {traffic} MiB, peak {peak} MiB",
-    ),
-    "fig.fusion.step": ("kernel 步骤", "kernel step"),
-    "fig.attention.flash": (
-        "FlashAttention，block_q={block_q}",
-        "FlashAttention, block_q={block_q}",
-    ),
-    "fig.attention.flash_causal": (
-        "FlashAttention 因果，block_k={block_k}",
-        "FlashAttention causal, block_k={block_k}",
-    ),
-    "fig.attention.ideal": ("理想：Q、K、V、O 各一次（4 L d）", "ideal: Q, K, V, O once (4 L d)"),
-    "fig.attention.standard": (
-        "标准：分块 {m}×{n}，S、P 写回再读",
-        "standard: {m}×{n} tiles, S, P written and read",
-    ),
-    "fig.attention.standard_sp": ("标准：仅 S、P", "standard: S, P only"),
-    "fig.attention.length": ("序列长度 L（token）", "sequence length L (tokens)"),
-    "fig.attention.traffic": (
-        "每个头的流量（MiB），d={d}，{dtype}",
-        "traffic per head (MiB), d={d}, {dtype}",
-    ),
-    "fig.launch.host": ("主机提交（控制面）", "host submissions (control plane)"),
-    "fig.launch.kernels": ("执行的 kernel（数据面）", "kernels executed (data plane)"),
-    "fig.launch.count": ("每批运行的次数", "count per batch of runs"),
-    "fig.bucket.real": ("实际行", "real rows"),
-    "fig.bucket.padding": ("补齐行", "padding rows"),
-    "fig.bucket.rows": ("每组执行的行数", "rows executed per group"),
-    "fig.bucket.rows_title": ("工作量：执行的行数", "work: rows executed"),
-    "fig.bucket.time": ("每组时间（ms）", "time per group (ms)"),
-    "fig.bucket.time_title": ("时间：行数 ÷（MFU × 峰值）", "time: rows / (MFU × peak)"),
-    "fig.crossover.line": ("{name}：{prep} + {run}·n ms", "{name}: {prep} + {run}·n ms"),
-    "fig.crossover.cheapest": ("最省：{name}", "cheapest: {name}"),
-    "fig.crossover.runs": ("运行次数 n（调用组数）", "runs n (groups of calls)"),
-    "fig.crossover.total": ("总时间 P + n·T_run（ms）", "total time P + n·T_run (ms)"),
-    "fig.sweep.ratio": ("{b} / {g}", "{b} / {g}"),
-    "fig.sweep.even": ("持平", "break-even"),
-    "fig.sweep.loses": ("{b}更慢", "{b} loses"),
-    "fig.sweep.rows": (
-        "每次调用的行数（各次调用同样大小）",
-        "rows per call (all calls the same size)",
-    ),
-    "fig.sweep.ylabel": ("时间比 {b} / {g}", "time ratio {b} / {g}"),
-    "fig.tiles.persistent": (
-        "常驻 kernel（{programs} 个程序）",
-        "persistent ({programs} programs)",
-    ),
-    "fig.tiles.per_tile": ("每块一个程序（{tiles} 个程序）", "per tile ({tiles} programs)"),
-    "fig.tiles.xlabel": (
-        "块编号（格中数字：计算该块的程序）",
-        "tile index (cell text: the program that computes it)",
-    ),
+    "strategy.generic": "通用",
+    "strategy.bucketed": "分桶",
+    "strategy.specialised": "逐形状特化",
+    "table.each": "{name}（各）",
+    "fig.fusion.read": "读",
+    "fig.fusion.written": "写",
+    "fig.fusion.read_mid": "读（中间量）",
+    "fig.fusion.written_mid": "写（中间量）",
+    "fig.fusion.plan_total": "{plan}：{mib} MiB",
+    "fig.fusion.kernel": "kernel",
+    "fig.fusion.moved_mib": "搬运的字节（MiB）",
+    "fig.fusion.live": "驻留：{name}",
+    "fig.fusion.total_traffic": "总流量",
+    "fig.fusion.traffic_tick": "流量",
+    "fig.fusion.peak_live": "驻留峰值",
+    "fig.fusion.panel_title": "{plan}\n流量 {traffic} MiB，峰值 {peak} MiB",
+    "fig.fusion.step": "kernel 步骤",
+    "fig.attention.flash": "FlashAttention，block_q={block_q}",
+    "fig.attention.flash_causal": "FlashAttention 因果，block_k={block_k}",
+    "fig.attention.ideal": "理想：Q、K、V、O 各一次（4 L d）",
+    "fig.attention.standard": "标准：分块 {m}×{n}，S、P 写回再读",
+    "fig.attention.standard_sp": "标准：仅 S、P",
+    "fig.attention.length": "序列长度 L（token）",
+    "fig.attention.traffic": "每个头的流量（MiB），d={d}，{dtype}",
+    "fig.launch.host": "主机提交（控制面）",
+    "fig.launch.kernels": "执行的 kernel（数据面）",
+    "fig.launch.count": "每批运行的次数",
+    "fig.bucket.real": "实际行",
+    "fig.bucket.padding": "补齐行",
+    "fig.bucket.rows": "每组执行的行数",
+    "fig.bucket.rows_title": "工作量：执行的行数",
+    "fig.bucket.time": "每组时间（ms）",
+    "fig.bucket.time_title": "时间：行数 ÷（MFU × 峰值）",
+    "fig.crossover.line": "{name}：{prep} + {run}·n ms",
+    "fig.crossover.cheapest": "最省：{name}",
+    "fig.crossover.runs": "运行次数 n（调用组数）",
+    "fig.crossover.total": "总时间 P + n·T_run（ms）",
+    "fig.sweep.ratio": "{b} / {g}",
+    "fig.sweep.even": "持平",
+    "fig.sweep.loses": "{b}更慢",
+    "fig.sweep.rows": "每次调用的行数（各次调用同样大小）",
+    "fig.sweep.ylabel": "时间比 {b} / {g}",
+    "fig.tiles.persistent": "常驻 kernel（{programs} 个程序）",
+    "fig.tiles.per_tile": "每块一个程序（{tiles} 个程序）",
+    "fig.tiles.xlabel": "块编号（格中数字：计算该块的程序）",
     # ---- end of tables and figures ------------------------------------------------------
     #
     # ---- benchmark records (bench/) -----------------------------------------------------
-    "bench.title.fusion": (
-        "CPU 上的融合：silu(g) * u，分开执行与融合",
-        "Fusion on the CPU: silu(g) * u, unfused vs fused",
-    ),
-    "bench.title.attention_memory": (
-        "注意力的内存峰值：物化 S 与 P，还是在线 softmax",
-        "Attention peak memory: S and P materialised vs online softmax",
-    ),
-    "bench.title.launches": (
-        "三次 FFN 运行的派发次数：eager 与融合",
-        "Dispatches for three FFN runs: eager vs fused",
-    ),
-    "bench.title.shapes": (
-        "形状：矩阵乘速率随行数变化，通用与分桶",
-        "Shapes: matmul rate against rows, generic vs bucketed",
-    ),
-    "bench.title.gpu_swiglu": (
-        "GPU 上融合与分开的 SwiGLU，冲与不冲 L2",
-        "Fused vs unfused SwiGLU on the GPU, with and without an L2 flush",
-    ),
-    "bench.title.gpu_flash": (
-        "FlashAttention 前向（Triton）与 PyTorch SDPA",
-        "FlashAttention forward (Triton) vs PyTorch SDPA",
-    ),
-    "bench.title.gpu_graphs": (
-        "CUDA graph 重放：三次 FFN 运行的主机启动与 kernel",
-        "CUDA graph replay: host launches vs kernels for three FFN runs",
-    ),
-    "bench.title.gpu_persistent": (
-        "常驻 kernel（persistent kernel）与每块一个程序",
-        "Persistent kernel vs one program per tile",
-    ),
-    "bench.not_measured": (
-        "尚未在此类设备上测量。",
-        "Not measured on this kind of device yet.",
-    ),
-    "bench.no_gpu_record": (
-        "本节需要 GPU；当前构建没有 GPU 记录，结论依据模型。",
-        "This section needs a GPU; this build has no GPU record: the conclusions rest on "
-        "the model.",
-    ),
-    "bench.not_run": (
-        "未在此设备上运行：{reason}",
-        "Not run on this device: {reason}",
-    ),
-    "bench.met": ("达到", "met"),
-    "bench.missed": ("未达到", "missed"),
-    "bench.unmeasured": ("未测量", "not measured"),
-    "bench.targets.title": ("基准目标", "Benchmark targets"),
-    "bench.target.cpu_fused_speedup": (
-        "CPU：最快的融合路径相对分开执行（eager）的加速比",
-        "CPU: the fastest fused path's speed-up over unfused eager",
-    ),
-    "bench.target.cpu_fused_bandwidth": (
-        "CPU：最快的融合路径的有效带宽，占实测拷贝带宽的百分比",
-        "CPU: the fastest fused path's effective bandwidth as % of the measured copy",
-    ),
-    "bench.target.blockwise_peak_8192": (
-        "L=8192 时分块注意力的内存峰值，占朴素实现的百分比",
-        "blockwise attention's peak memory at L=8192 as % of naive",
-    ),
+    "bench.title.fusion": "CPU 上的融合：silu(g) * u，分开执行与融合",
+    "bench.title.attention_memory": "注意力的内存峰值：物化 S 与 P，还是在线 softmax",
+    "bench.title.launches": "三次 FFN 运行的派发次数：eager 与融合",
+    "bench.title.shapes": "形状：矩阵乘速率随行数变化，通用与分桶",
+    "bench.title.gpu_swiglu": "GPU 上融合与分开的 SwiGLU，冲与不冲 L2",
+    "bench.title.gpu_flash": "FlashAttention 前向（Triton）与 PyTorch SDPA",
+    "bench.title.gpu_graphs": "CUDA graph 重放：三次 FFN 运行的主机启动与 kernel",
+    "bench.title.gpu_persistent": "常驻 kernel（persistent kernel）与每块一个程序",
+    "bench.not_measured": "尚未在此类设备上测量。",
+    "bench.no_gpu_record": "本节需要 GPU；当前构建没有 GPU 记录，结论依据模型。",
+    "bench.not_run": "未在此设备上运行：{reason}",
+    "bench.met": "达到",
+    "bench.missed": "未达到",
+    "bench.unmeasured": "未测量",
+    "bench.targets.title": "基准目标",
+    "bench.target.cpu_fused_speedup": "CPU：最快的融合路径相对分开执行（eager）的加速比",
+    "bench.target.cpu_fused_bandwidth": "CPU：最快的融合路径的有效带宽，占实测拷贝带宽的百分比",
+    "bench.target.blockwise_peak_8192": "L=8192 时分块注意力的内存峰值，占朴素实现的百分比",
     "bench.target.gpu_fused_swiglu_bandwidth": (
-        "GPU：融合 SwiGLU（冲 L2，原文形状）的带宽，占实测拷贝带宽的百分比",
-        "GPU: fused SwiGLU (L2 flushed, the article's shape) as % of the measured copy bandwidth",
+        "GPU：融合 SwiGLU（冲 L2，原文形状）的带宽，占实测拷贝带宽的百分比"
     ),
     "bench.target.gpu_flash_vs_sdpa_8192": (
-        "GPU：L=8192、d=128、bf16 时 Triton FlashAttention 与 SDPA 的吞吐之比",
-        "GPU: Triton FlashAttention / SDPA throughput at L=8192, d=128, bf16",
+        "GPU：L=8192、d=128、bf16 时 Triton FlashAttention 与 SDPA 的吞吐之比"
     ),
-    "bench.cmp.speedup": ("{what}：相对 eager 的加速比", "{what}: speed-up vs eager"),
-    "bench.cmp.pct_copy": ("{what}：占复制带宽的 %", "{what}: % of copy bandwidth"),
-    "bench.cmp.copy_gb_s": ("复制带宽 GB/s", "copy bandwidth GB/s"),
-    "bench.cmp.naive_mib": ("L={L}：朴素峰值 MiB", "L={L}: naive peak MiB"),
-    "bench.cmp.block_mib": ("L={L}：分块峰值 MiB", "L={L}: blockwise peak MiB"),
-    "bench.cmp.dispatches": ("{what}：派发数", "{what}: dispatches"),
-    "bench.cmp.group_ratio": (
-        "{what}：一组时间 ÷ 通用的",
-        "{what}: group time ÷ generic's",
-    ),
-    "bench.cmp.pct_peak": ("最好的矩阵乘速率占估计峰值的 %", "best matmul rate, % of est. peak"),
-    "bench.cmp.pct_peak_at": (
-        "L={L}：Triton 占 bf16 标称峰值的 %",
-        "L={L}: Triton, % of bf16 datasheet peak",
-    ),
-    "bench.cmp.vs_sdpa": ("L={L}：Triton ÷ SDPA 的吞吐", "L={L}: Triton ÷ SDPA throughput"),
-    "bench.cmp.host": ("{what}：主机提交次数", "{what}: host submissions"),
-    "bench.cmp.kernels": ("{what}：设备上的 kernel 数", "{what}: kernels on device"),
-    "bench.cmp.pct_dram": ("{what}：占标称显存带宽的 %", "{what}: % of datasheet DRAM bandwidth"),
-    "bench.cmp.gb_s": ("{what}：GB/s", "{what}: GB/s"),
-    "bench.cmp.machine": ("{name}：{what}", "{name}: {what}"),
-    "bench.cmp.is_reference": (
-        "（正文引用的参考记录）",
-        " (the reference record the chapters quote)",
-    ),
-    "bench.cmp.yours": ("{name}（你的）", "{name} (yours)"),
+    "bench.cmp.speedup": "{what}：相对 eager 的加速比",
+    "bench.cmp.pct_copy": "{what}：占复制带宽的 %",
+    "bench.cmp.copy_gb_s": "复制带宽 GB/s",
+    "bench.cmp.naive_mib": "L={L}：朴素峰值 MiB",
+    "bench.cmp.block_mib": "L={L}：分块峰值 MiB",
+    "bench.cmp.dispatches": "{what}：派发数",
+    "bench.cmp.group_ratio": "{what}：一组时间 ÷ 通用的",
+    "bench.cmp.pct_peak": "最好的矩阵乘速率占估计峰值的 %",
+    "bench.cmp.pct_peak_at": "L={L}：Triton 占 bf16 标称峰值的 %",
+    "bench.cmp.vs_sdpa": "L={L}：Triton ÷ SDPA 的吞吐",
+    "bench.cmp.host": "{what}：主机提交次数",
+    "bench.cmp.kernels": "{what}：设备上的 kernel 数",
+    "bench.cmp.pct_dram": "{what}：占标称显存带宽的 %",
+    "bench.cmp.gb_s": "{what}：GB/s",
+    "bench.cmp.machine": "{name}：{what}",
+    "bench.cmp.is_reference": "（正文引用的参考记录）",
+    "bench.cmp.yours": "{name}（你的）",
     "bench.cmp.alone": (
-        "目前没有别的机器在同样的尺寸上测过；别的机器的记录加进来后，这里会说它们与这台相差多少。",
-        "No other machine has measured this at the same sizes yet; once others add their "
-        "records, this line says how far they are from this one.",
+        "目前没有别的机器在同样的尺寸上测过；别的机器的记录加进来后，这里会说它们与这台相差多少。"
     ),
     "bench.cmp.agree": (
         "另有 {n} 台机器在同样的尺寸上测过：各项可比的数值与这台相差不超过 {spread}%"
-        "（各台机器并排见实测附录）。",
-        "{n} other machine(s) measured this at the same sizes: every comparable value is within "
-        "{spread}% of this one (the measurements appendix shows them side by side).",
+        "（各台机器并排见实测附录）。"
     ),
-    "bench.cmp.none_yet": (
-        "{path} 里还没有别的记录可以比较。",
-        "There are no other records to compare with in {path}.",
-    ),
-    "bench.cmp.files": ("记录文件：{paths}", "record files: {paths}"),
-    "bench.fig.machines": ("各台机器与本书的模型", "Machines against the book's model"),
-    "bench.fig.ratio": ("实测 ÷ 模型（1 = 与模型一致）", "measured ÷ model (1 = as modelled)"),
-    "bench.fig.model": ("模型", "model"),
-    "bench.prov.measured": ("测量于 {where}", "Measured on {where}"),
-    "bench.prov.cpu": ("{name}，{cores} 核", "{name}, {cores} cores"),
-    "bench.prov.gpu": (
-        "{name}，{sms} 个 SM，驱动 {driver}",
-        "{name}, {sms} SMs, driver {driver}",
-    ),
-    "bench.prov.commit": ("提交 {commit}", "commit {commit}"),
-    "bench.prov.dirty": ("（有未提交的改动）", " (uncommitted changes)"),
-    "bench.prov.load": (
-        "负载 {load}（{cores} 核）",
-        "load {load} on {cores} cores",
-    ),
-    "bench.prov.quick": ("缩小尺寸的快速运行", "a quick run at reduced sizes"),
-    "bench.prov.note": (
-        "测得之后记录有过改动，改了什么写在记录文件里",
-        "the record was edited after it was measured; its file says what changed",
-    ),
-    "bench.prov.method": ("方法：{method}", "method: {method}"),
+    "bench.cmp.none_yet": "{path} 里还没有别的记录可以比较。",
+    "bench.cmp.files": "记录文件：{paths}",
+    "bench.fig.machines": "各台机器与本书的模型",
+    "bench.fig.ratio": "实测 ÷ 模型（1 = 与模型一致）",
+    "bench.fig.model": "模型",
+    "bench.prov.measured": "测量于 {where}",
+    "bench.prov.cpu": "{name}，{cores} 核",
+    "bench.prov.gpu": "{name}，{sms} 个 SM，驱动 {driver}",
+    "bench.prov.commit": "提交 {commit}",
+    "bench.prov.dirty": "（有未提交的改动）",
+    "bench.prov.load": "负载 {load}（{cores} 核）",
+    "bench.prov.quick": "缩小尺寸的快速运行",
+    "bench.prov.note": "测得之后记录有过改动，改了什么写在记录文件里",
+    "bench.prov.method": "方法：{method}",
     # How each experiment measured, composed from its params when a page shows it.
     "bench.method.interleaved": (
-        "{reps} 次重复取中位数（先预热 {warmup} 次），离散范围取 p20–p80，各候选交错执行",
-        "median of {reps} timed reps after {warmup} untimed, spread p20–p80, candidates "
-        "interleaved",
+        "{reps} 次重复取中位数（先预热 {warmup} 次），离散范围取 p20–p80，各候选交错执行"
     ),
-    "bench.method.flush": (
-        "每次计时前读写 {mib} MiB 冲掉缓存（末级缓存的 2 倍，至少 64 MiB）",
-        "caches flushed before every timed call by reading and writing {mib} MiB "
-        "(2x LLC, at least 64 MiB)",
-    ),
-    "bench.method.no_flush": ("不冲缓存", "no cache flush"),
+    "bench.method.flush": "每次计时前读写 {mib} MiB 冲掉缓存（末级缓存的 2 倍，至少 64 MiB）",
+    "bench.method.no_flush": "不冲缓存",
     "bench.method.fusion": (
-        "输出预先分配（不计缺页）；GB/s = 模型字节数 ÷ 中位时间，拷贝的 GB/s = （读 + 写）÷ 时间",
-        "outputs preallocated (no page faults timed); GB/s = model bytes / median time; "
-        "copy GB/s = (read + written) / time",
+        "输出预先分配（不计缺页）；GB/s = 模型字节数 ÷ 中位时间，拷贝的 GB/s = （读 + 写）÷ 时间"
     ),
     "bench.method.attention_memory": (
         "一次调用的峰值由 tracemalloc 测得，只计调用前已分配之上的部分（numpy 的数组缓冲区，"
         "不含 BLAS 的临时空间）；fp32，单头，d={head_dim}，分块 {block_q} × {block_k}；"
-        "allclose 取 rtol 1e-4、atol 1e-5",
-        "peak of one call measured with tracemalloc above what was allocated before it "
-        "(numpy's array buffers; BLAS scratch not included); fp32, one head, d={head_dim}, "
-        "tiles {block_q} x {block_k}; allclose rtol 1e-4 atol 1e-5",
+        "allclose 取 rtol 1e-4、atol 1e-5"
     ),
     "bench.method.launches": (
         "在 torch.no_grad 下用 TorchDispatchMode 数算子（在 GPU 上每个算子是一个 kernel）；"
-        "不计时。图重放需要 CUDA：见 gpu_graphs",
-        "operators counted with a TorchDispatchMode under torch.no_grad (each is one kernel "
-        "on a GPU); not timed. Graph replay needs CUDA: see gpu_graphs",
+        "不计时。图重放需要 CUDA：见 gpu_graphs"
     ),
-    "bench.method.shapes": (
-        "不冲缓存（权重留在缓存里，与服务循环一样）",
-        "no cache flush (weights stay cached, as in a serving loop)",
-    ),
+    "bench.method.shapes": "不冲缓存（权重留在缓存里，与服务循环一样）",
     "bench.method.prep_compile": (
         "准备时间 = 关闭缓存时 torch.compile 首次调用的时间：通用 1 个动态图，分桶每桶 1 个静态图，"
-        "逐形状特化每种形状 1 个；运行用的就是这些图",
-        "prep = first-call time of torch.compile with caches disabled: 1 dynamic graph "
-        "(generic), 1 static graph per bucket (bucketed), 1 per distinct shape (specialised); "
-        "runs use those graphs",
+        "逐形状特化每种形状 1 个；运行用的就是这些图"
     ),
-    "bench.method.prep_none": (
-        "没有测准备时间（prep='none'）",
-        "no preparation measured (prep='none')",
-    ),
-    "bench.method.prep_failed": (
-        "torch.compile 失败（{error}）：按 eager 运行，没有准备时间",
-        "torch.compile failed ({error}): eager runs, no prep measured",
-    ),
+    "bench.method.prep_none": "没有测准备时间（prep='none'）",
+    "bench.method.prep_failed": "torch.compile 失败（{error}）：按 eager 运行，没有准备时间",
     "bench.method.peak": (
         "fp32 峰值估计：{cores} 核 × {mhz:.0f} MHz × 每周期 {per_cycle} 次 fp32 运算"
-        "（{unit}；估计值，睿频不同）",
-        "fp32 peak estimate: {cores} cores x {mhz:.0f} MHz x {per_cycle} fp32 FLOP/cycle "
-        "({unit}; an estimate, boost clocks differ)",
+        "（{unit}；估计值，睿频不同）"
     ),
-    "bench.method.peak_unknown": (
-        "fp32 峰值估计：未知（/proc/cpuinfo 里没有 AVX 标志或主频）",
-        "fp32 peak estimate: unknown (no AVX flags or clock in /proc/cpuinfo)",
-    ),
-    "bench.method.unit.avx512f": (
-        "2 条 FMA 流水线 × 16 路（AVX-512）× 2",
-        "2 FMA pipes x 16 lanes (AVX-512) x 2",
-    ),
-    "bench.method.unit.avx2": (
-        "2 条 FMA 流水线 × 8 路（AVX2）× 2",
-        "2 FMA pipes x 8 lanes (AVX2) x 2",
-    ),
-    "bench.method.unit.avx": (
-        "加法、乘法流水线各 1 条 × 8 路（AVX，无 FMA）",
-        "an add and a multiply pipe x 8 lanes (AVX, no FMA)",
-    ),
+    "bench.method.peak_unknown": "fp32 峰值估计：未知（/proc/cpuinfo 里没有 AVX 标志或主频）",
+    "bench.method.unit.avx512f": "2 条 FMA 流水线 × 16 路（AVX-512）× 2",
+    "bench.method.unit.avx2": "2 条 FMA 流水线 × 8 路（AVX2）× 2",
+    "bench.method.unit.avx": "加法、乘法流水线各 1 条 × 8 路（AVX，无 FMA）",
     "bench.method.gpu_swiglu": (
         "do_bench 中位数（p20–p80），每次调用前清零 256 MB 冲掉 L2；“不冲”= do_bench_cudagraph："
         "把连续调用录进一个 CUDA graph，什么都不冲；拷贝带宽 = （读 + 写）÷ 设备拷贝的时间，"
-        "每个形状拷贝与融合路径相同的字节数，用同一计时器、同样冲或不冲 L2",
-        "do_bench median (p20–p80), L2 flushed by zeroing 256 MB before each call; "
-        "'unflushed' = do_bench_cudagraph: a CUDA graph of back-to-back calls, nothing "
-        "flushed; copy bandwidth = (read + written) / time of a device copy of the fused "
-        "path's bytes at each shape, same timer, same L2 flush or none",
+        "每个形状拷贝与融合路径相同的字节数，用同一计时器、同样冲或不冲 L2"
     ),
     "bench.method.gpu_flash": (
         "do_bench 中位数（p20–p80），每次调用前冲掉 L2；FLOP = 4 b h L² d；"
-        "SDPA 的后端由 PyTorch 选择",
-        "do_bench median (p20–p80), L2 flushed before each call; FLOP = 4 b h L² d; "
-        "SDPA backend as PyTorch chooses it",
+        "SDPA 的后端由 PyTorch 选择"
     ),
     "bench.method.gpu_graphs": (
         "计数来自 torch.profiler 对 {runs} 次运行的记录（主机端的 launch 调用、graph launch、"
         "设备端的 kernel 事件）；主机时间 = 用 perf_counter 量发出 {runs} 次运行的时间"
-        "（{reps} 次取中位数），总时间再加上同步；不冲 L2",
-        "counts from torch.profiler over {runs} runs (host launch calls, graph launches, "
-        "device kernel events); host time = perf_counter to issue {runs} runs (median of "
-        "{reps}), total adds the synchronize; no L2 flush",
+        "（{reps} 次取中位数），总时间再加上同步；不冲 L2"
     ),
-    "bench.method.gpu_persistent": (
-        "do_bench 中位数（p20–p80），每次调用前冲掉 L2",
-        "do_bench median (p20–p80), L2 flushed before each call",
-    ),
-    "bench.fusion.table": (
-        "silu(g) * u，[{rows}, {cols}] fp32，{cores} 核",
-        "silu(g) * u at [{rows}, {cols}] fp32 on {cores} cores",
-    ),
-    "bench.fusion.path.eager": (
-        "eager：silu 写出 T，mul 再读回",
-        "eager: silu writes T, mul reads it",
-    ),
-    "bench.fusion.path.compile": (
-        "torch.compile（inductor 生成的 C++ 循环）",
-        "torch.compile (inductor C++ loop)",
-    ),
-    "bench.fusion.path.numexpr": ("numexpr，一遍算完", "numexpr, one pass"),
-    "bench.fusion.path.copy": (
-        "复制：dst.copy_(g)，带宽参照",
-        "copy: dst.copy_(g), bandwidth reference",
-    ),
-    "bench.attention.table": (
-        "单个头，d={d}，fp32；分块 {bq} x {bk}",
-        "one head, d={d}, fp32; blockwise tiles {bq} x {bk}",
-    ),
-    "bench.launches.table": (
-        "x + (silu(x Wg) * (x Wu)) Wd 运行 {runs} 次",
-        "{runs} runs of x + (silu(x Wg) * (x Wu)) Wd",
-    ),
-    "bench.launches.eager": ("eager", "eager"),
-    "bench.launches.fused": (
-        "融合（silu·mul 作为一个算子）",
-        "fused (silu·mul as one op)",
-    ),
-    "bench.shapes.sweep": (
-        "x @ w，w [{k}, {n}] fp32：速率随行数变化",
-        "x @ w, w [{k}, {n}] fp32: rate against rows",
-    ),
-    "bench.shapes.group": (
-        "{n} 次调用（{calls} 行），桶 {buckets}",
-        "{n} calls ({calls} rows), buckets {buckets}",
-    ),
-    "bench.shapes.cross": (
-        "T_total = P + n·T_run：两条实测直线的交点",
-        "T_total = P + n·T_run: where the measured lines cross",
-    ),
-    "bench.shapes.below": (
-        "n < {runs} 时{cheap}更便宜，之后{fast}更便宜",
-        "{cheap} is cheaper below n = {runs} runs, {fast} above",
-    ),
+    "bench.method.gpu_persistent": "do_bench 中位数（p20–p80），每次调用前冲掉 L2",
+    "bench.fusion.table": "silu(g) * u，[{rows}, {cols}] fp32，{cores} 核",
+    "bench.fusion.path.eager": "eager：silu 写出 T，mul 再读回",
+    "bench.fusion.path.compile": "torch.compile（inductor 生成的 C++ 循环）",
+    "bench.fusion.path.numexpr": "numexpr，一遍算完",
+    "bench.fusion.path.copy": "复制：dst.copy_(g)，带宽参照",
+    "bench.attention.table": "单个头，d={d}，fp32；分块 {bq} x {bk}",
+    "bench.launches.table": "x + (silu(x Wg) * (x Wu)) Wd 运行 {runs} 次",
+    "bench.launches.eager": "eager",
+    "bench.launches.fused": "融合（silu·mul 作为一个算子）",
+    "bench.shapes.sweep": "x @ w，w [{k}, {n}] fp32：速率随行数变化",
+    "bench.shapes.group": "{n} 次调用（{calls} 行），桶 {buckets}",
+    "bench.shapes.cross": "T_total = P + n·T_run：两条实测直线的交点",
+    "bench.shapes.below": "n < {runs} 时{cheap}更便宜，之后{fast}更便宜",
     "bench.shapes.cross_note": (
         "。只列出在正的运行次数上、运行时间之差大于噪声的交点：两条直线平行时不相交；交点为负时，"
         "它落在第一次运行之前，一种策略对任何次数都更便宜；运行时间之差小于噪声时，交点的位置本身"
-        "就是噪声，斜率稍有变化，它就移动成千上万次，甚至越过零",
-        ". Only crossings at a positive number of runs, between run times that differ by more "
-        "than their noise, are listed: parallel lines never cross; a negative crossing falls "
-        "before the first run, where one strategy is cheaper for every count; and when the run "
-        "times differ by less than their noise, where they cross is noise too (a slight change "
-        "of slope moves it by thousands of runs, or past zero)",
+        "就是噪声，斜率稍有变化，它就移动成千上万次，甚至越过零"
     ),
-    "bench.strategy.generic": ("通用", "generic"),
-    "bench.strategy.bucketed": ("分桶", "bucketed"),
-    "bench.strategy.specialised": ("逐形状特化", "per-shape specialisation"),
-    "bench.swiglu.table": (
-        "SwiGLU bf16：时间、模型 GB/s、占实测复制带宽的百分比",
-        "SwiGLU bf16: time, model GB/s, % of measured copy bandwidth",
-    ),
-    "bench.l2.flushed": ("冲 L2", "L2 flushed"),
-    "bench.l2.unflushed": ("不冲 L2", "L2 unflushed"),
-    "bench.flash.table": (
-        "注意力前向，d={d}，{heads} 个头，bf16",
-        "attention forward, d={d}, {heads} heads, bf16",
-    ),
-    "bench.graphs.table": (
-        "{runs} 次 FFN 运行：主机提交了什么，GPU 运行了什么",
-        "{runs} FFN runs: what the host submits, what the GPU runs",
-    ),
-    "bench.persistent.table": (
-        "SwiGLU [{rows}, {cols}] bf16：启动形状与时间",
-        "SwiGLU [{rows}, {cols}] bf16: launch shape and time",
-    ),
-    "bench.col.allclose": ("allclose", "allclose"),
-    "bench.col.article_host": ("原文：主机", "article: host"),
-    "bench.col.article_kernels": ("原文的 kernel 数", "article's kernels"),
-    "bench.col.batch": ("batch", "batch"),
-    "bench.col.bitwise_equal": (
-        "与每块一个程序逐位相同",
-        "bitwise equal to per-tile",
-    ),
-    "bench.col.block_pct": ("分块占朴素的 %", "blockwise % of naive"),
-    "bench.col.block_peak_mib": ("分块实测峰值 MiB", "blockwise peak MiB"),
-    "bench.col.configuration": ("配置", "configuration"),
-    "bench.col.device_kernels": ("设备上的 kernel", "kernels on device"),
-    "bench.col.dispatches": ("计数到的派发", "dispatches counted"),
-    "bench.col.executed_gflop_s": ("执行 GFLOP/s", "executed GFLOP/s"),
-    "bench.col.experiment": ("实验", "experiment"),
-    "bench.col.fits_l2": ("工作集装得进 L2", "working set fits L2"),
-    "bench.col.gb_s": ("GB/s", "GB/s"),
-    "bench.col.gflop_s": ("GFLOP/s", "GFLOP/s"),
-    "bench.col.graph_launches": ("graph 启动", "graph launches"),
-    "bench.col.group_ms": ("一组 ms", "group ms"),
-    "bench.col.host_launches": ("主机 kernel 启动", "host kernel launches"),
-    "bench.col.issue_us": ("主机提交 μs", "host issue μs"),
-    "bench.col.l2": ("L2", "L2"),
-    "bench.col.model": ("本书的模型", "book's model"),
-    "bench.col.quantity": ("数值", "quantity"),
-    "bench.col.margin": ("差距", "margin"),
-    "bench.col.max_diff": ("最大 |Δ|", "max |Δ|"),
-    "bench.col.max_diff_sdpa": ("与 SDPA 的最大 |Δ|", "max |Δ| vs SDPA"),
-    "bench.col.meaning": ("含义", "meaning"),
-    "bench.col.measured": ("实测", "measured"),
-    "bench.col.median_ms": ("中位 ms", "median ms"),
-    "bench.col.median_us": ("中位 μs", "median μs"),
-    "bench.col.model_block_mib": ("模型：分块 MiB", "model blockwise MiB"),
-    "bench.col.model_mib": ("模型 MiB", "model MiB"),
-    "bench.col.model_naive_mib": ("模型 S+P+O MiB", "model S+P+O MiB"),
-    "bench.col.model_speedup": ("模型加速比", "model speed-up"),
-    "bench.col.naive_peak_mib": ("朴素实测峰值 MiB", "naive peak MiB"),
-    "bench.col.note": ("说明", "note"),
-    "bench.col.ops_one_run": (
-        "一次运行派发的算子",
-        "ops of one run (as dispatched)",
-    ),
-    "bench.col.padding_pct": ("填充 %", "padding %"),
-    "bench.col.pair": ("两种策略", "pair"),
-    "bench.col.path": ("路径", "path"),
-    "bench.col.pct_best": ("占最好的 %", "% of best"),
-    "bench.col.pct_copy": ("占复制的 %", "% of copy"),
-    "bench.col.pct_datasheet": (
-        "Triton 占标称峰值的 %",
-        "Triton % of datasheet peak",
-    ),
-    "bench.col.pct_peak": ("占估计峰值的 %", "% of est. peak"),
-    "bench.col.prep_ms": ("准备 ms", "prep ms"),
-    "bench.col.programs": ("程序数", "programs"),
-    "bench.col.record": ("记录", "record"),
-    "bench.col.rows": ("行数", "rows"),
-    "bench.col.rows_executed": ("执行的行数", "rows executed"),
-    "bench.col.runs_star": ("交点 n*", "runs n*"),
-    "bench.col.sdpa_ms": ("SDPA ms", "SDPA ms"),
-    "bench.col.sdpa_tflops": ("SDPA TFLOP/s", "SDPA TFLOP/s"),
-    "bench.col.sdpa_backend": ("SDPA 后端", "SDPA backend"),
-    "bench.col.seq_len": ("L", "L"),
-    "bench.col.shape": ("形状", "shape"),
-    "bench.col.speedup_eager": ("相对 eager 的加速比", "speed-up vs eager"),
-    "bench.col.spread_ms": ("p20–p80 ms", "p20–p80 ms"),
-    "bench.col.strategy": ("策略", "strategy"),
-    "bench.col.target": ("目标", "target"),
-    "bench.col.threshold": ("阈值", "threshold"),
-    "bench.col.tiles": ("块数", "tiles"),
-    "bench.col.total_us": ("端到端 μs", "end-to-end μs"),
-    "bench.col.triton_ms": ("Triton ms", "Triton ms"),
-    "bench.col.triton_tflops": ("Triton TFLOP/s", "Triton TFLOP/s"),
-    "bench.col.triton_vs_sdpa": ("Triton / SDPA", "Triton / SDPA"),
-    "bench.col.useful_gflop_s": ("有用 GFLOP/s", "useful GFLOP/s"),
-    "bench.col.variant": ("变体", "variant"),
-    "bench.col.verdict": ("判定", "verdict"),
-    "bench.col.what": ("做法", "what"),
-    "bench.fig.measured": ("实测", "measured"),
-    "bench.fig.est_peak": ("估计峰值", "estimated peak"),
-    "bench.fig.rows": ("x 的行数（x @ w）", "rows of x (x @ w)"),
-    "bench.fig.shapes": (
-        "矩阵乘速率随行数变化，w [{k}, {n}] fp32（{where}）",
-        "Matmul rate against rows, w [{k}, {n}] fp32 ({where})",
-    ),
-    "bench.fig.naive_measured": ("朴素，实测", "naive, measured"),
-    "bench.fig.naive_model": ("朴素，模型 S+P+O", "naive, model S+P+O"),
-    "bench.fig.block_measured": (
-        "分块（在线 softmax），实测",
-        "blockwise (online softmax), measured",
-    ),
-    "bench.fig.seq_len": ("序列长度 L", "sequence length L"),
-    "bench.fig.peak_mib": ("内存峰值（MiB）", "peak memory (MiB)"),
-    "bench.fig.attention": (
-        "注意力内存峰值，单个头，d={d} fp32（{where}）",
-        "Attention peak memory, one head, d={d} fp32 ({where})",
-    ),
-    "bench.fig.if_bytes": ("融合：若时间跟着字节走", "fused, if time followed bytes"),
-    "bench.fig.median_ms": ("中位时间（ms）", "median time (ms)"),
-    "bench.fig.time": ("时间（越低越好）", "time (lower is better)"),
-    "bench.fig.copy": ("实测复制带宽", "measured copy"),
-    "bench.fig.gb_s": ("GB/s（模型字节 / 时间）", "GB/s (model bytes / time)"),
-    "bench.fig.bandwidth": ("有效带宽", "effective bandwidth"),
-    "bench.fig.fusion": (
-        "silu(g) * u，{rows} x {cols} fp32（{where}）",
-        "silu(g) * u at {rows} x {cols} fp32 ({where})",
-    ),
-    "bench.fig.flash": (
-        "注意力前向，d={d}，bf16（{where}）",
-        "Attention forward, d={d}, bf16 ({where})",
-    ),
-    "bench.fig.swiglu": (
-        "SwiGLU [{rows}, {cols}] bf16（{where}）",
-        "SwiGLU [{rows}, {cols}] bf16 ({where})",
-    ),
+    "bench.strategy.generic": "通用",
+    "bench.strategy.bucketed": "分桶",
+    "bench.strategy.specialised": "逐形状特化",
+    "bench.swiglu.table": "SwiGLU bf16：时间、模型 GB/s、占实测复制带宽的百分比",
+    "bench.l2.flushed": "冲 L2",
+    "bench.l2.unflushed": "不冲 L2",
+    "bench.flash.table": "注意力前向，d={d}，{heads} 个头，bf16",
+    "bench.graphs.table": "{runs} 次 FFN 运行：主机提交了什么，GPU 运行了什么",
+    "bench.persistent.table": "SwiGLU [{rows}, {cols}] bf16：启动形状与时间",
+    "bench.col.allclose": "allclose",
+    "bench.col.article_host": "原文：主机",
+    "bench.col.article_kernels": "原文的 kernel 数",
+    "bench.col.batch": "batch",
+    "bench.col.bitwise_equal": "与每块一个程序逐位相同",
+    "bench.col.block_pct": "分块占朴素的 %",
+    "bench.col.block_peak_mib": "分块实测峰值 MiB",
+    "bench.col.configuration": "配置",
+    "bench.col.device_kernels": "设备上的 kernel",
+    "bench.col.dispatches": "计数到的派发",
+    "bench.col.executed_gflop_s": "执行 GFLOP/s",
+    "bench.col.experiment": "实验",
+    "bench.col.fits_l2": "工作集装得进 L2",
+    "bench.col.gb_s": "GB/s",
+    "bench.col.gflop_s": "GFLOP/s",
+    "bench.col.graph_launches": "graph 启动",
+    "bench.col.group_ms": "一组 ms",
+    "bench.col.host_launches": "主机 kernel 启动",
+    "bench.col.issue_us": "主机提交 μs",
+    "bench.col.l2": "L2",
+    "bench.col.model": "本书的模型",
+    "bench.col.quantity": "数值",
+    "bench.col.margin": "差距",
+    "bench.col.max_diff": "最大 |Δ|",
+    "bench.col.max_diff_sdpa": "与 SDPA 的最大 |Δ|",
+    "bench.col.meaning": "含义",
+    "bench.col.measured": "实测",
+    "bench.col.median_ms": "中位 ms",
+    "bench.col.median_us": "中位 μs",
+    "bench.col.model_block_mib": "模型：分块 MiB",
+    "bench.col.model_mib": "模型 MiB",
+    "bench.col.model_naive_mib": "模型 S+P+O MiB",
+    "bench.col.model_speedup": "模型加速比",
+    "bench.col.naive_peak_mib": "朴素实测峰值 MiB",
+    "bench.col.note": "说明",
+    "bench.col.ops_one_run": "一次运行派发的算子",
+    "bench.col.padding_pct": "填充 %",
+    "bench.col.pair": "两种策略",
+    "bench.col.path": "路径",
+    "bench.col.pct_best": "占最好的 %",
+    "bench.col.pct_copy": "占复制的 %",
+    "bench.col.pct_datasheet": "Triton 占标称峰值的 %",
+    "bench.col.pct_peak": "占估计峰值的 %",
+    "bench.col.prep_ms": "准备 ms",
+    "bench.col.programs": "程序数",
+    "bench.col.record": "记录",
+    "bench.col.rows": "行数",
+    "bench.col.rows_executed": "执行的行数",
+    "bench.col.runs_star": "交点 n*",
+    "bench.col.sdpa_ms": "SDPA ms",
+    "bench.col.sdpa_tflops": "SDPA TFLOP/s",
+    "bench.col.sdpa_backend": "SDPA 后端",
+    "bench.col.seq_len": "L",
+    "bench.col.shape": "形状",
+    "bench.col.speedup_eager": "相对 eager 的加速比",
+    "bench.col.spread_ms": "p20–p80 ms",
+    "bench.col.strategy": "策略",
+    "bench.col.target": "目标",
+    "bench.col.threshold": "阈值",
+    "bench.col.tiles": "块数",
+    "bench.col.total_us": "端到端 μs",
+    "bench.col.triton_ms": "Triton ms",
+    "bench.col.triton_tflops": "Triton TFLOP/s",
+    "bench.col.triton_vs_sdpa": "Triton / SDPA",
+    "bench.col.useful_gflop_s": "有用 GFLOP/s",
+    "bench.col.variant": "变体",
+    "bench.col.verdict": "判定",
+    "bench.col.what": "做法",
+    "bench.fig.measured": "实测",
+    "bench.fig.est_peak": "估计峰值",
+    "bench.fig.rows": "x 的行数（x @ w）",
+    "bench.fig.shapes": "矩阵乘速率随行数变化，w [{k}, {n}] fp32（{where}）",
+    "bench.fig.naive_measured": "朴素，实测",
+    "bench.fig.naive_model": "朴素，模型 S+P+O",
+    "bench.fig.block_measured": "分块（在线 softmax），实测",
+    "bench.fig.seq_len": "序列长度 L",
+    "bench.fig.peak_mib": "内存峰值（MiB）",
+    "bench.fig.attention": "注意力内存峰值，单个头，d={d} fp32（{where}）",
+    "bench.fig.if_bytes": "融合：若时间跟着字节走",
+    "bench.fig.median_ms": "中位时间（ms）",
+    "bench.fig.time": "时间（越低越好）",
+    "bench.fig.copy": "实测复制带宽",
+    "bench.fig.gb_s": "GB/s（模型字节 / 时间）",
+    "bench.fig.bandwidth": "有效带宽",
+    "bench.fig.fusion": "silu(g) * u，{rows} x {cols} fp32（{where}）",
+    "bench.fig.flash": "注意力前向，d={d}，bf16（{where}）",
+    "bench.fig.swiglu": "SwiGLU [{rows}, {cols}] bf16（{where}）",
     # ---- end of benchmark records -------------------------------------------------------
     #
     # ---- command line (cli.py) ----------------------------------------------------------
     # `infrabook calc`: the article's section-6 lines; the Chinese keeps the article's format
     "calc.fusion": (
         "融合: 分开 {sep:.0f} MiB → 融合 {fused:.0f} MiB(比 {ratio:.2f},理论 {speedup:.2f}×);"
-        "三步 {s3:.0f}/{s2:.0f}/{s1:.0f} MiB",
-        "fusion: separate {sep:.0f} MiB → fused {fused:.0f} MiB (ratio {ratio:.2f}, theory "
-        "{speedup:.2f}×); three steps {s3:.0f}/{s2:.0f}/{s1:.0f} MiB",
+        "三步 {s3:.0f}/{s2:.0f}/{s1:.0f} MiB"
     ),
     "calc.peak": (
         "峰值: 分开 {sep:.0f} MiB vs 全融合 {fused:.0f} MiB(读写 -{traffic:.0f} MiB,"
-        "峰值只 -{peak:.0f} MiB)",
-        "peak: separate {sep:.0f} MiB vs all fused {fused:.0f} MiB (traffic -{traffic:.0f} MiB, "
-        "peak only -{peak:.0f} MiB)",
+        "峰值只 -{peak:.0f} MiB)"
     ),
     "calc.attention": (
         "FlashAttention(L={L},d={d},{dtype}): QKV/O 各 {io:.0f} MiB;S、P 各 {s:.0f} MiB → "
-        "中间读写 {gib:.1f} GiB(S、P 各写读一次)",
-        "FlashAttention (L={L}, d={d}, {dtype}): QKV/O {io:.0f} MiB each; S, P {s:.0f} MiB each "
-        "→ intermediate traffic {gib:.1f} GiB (S, P each written and read once)",
+        "中间读写 {gib:.1f} GiB(S、P 各写读一次)"
     ),
     "calc.softmax": (
-        "在线 softmax: [{scores}]/[{values}] → r={r} → ℓ'={l}, u'={u} → {result:.4f}(= {exact})",
-        "online softmax: [{scores}]/[{values}] → r={r} → ℓ'={l}, u'={u} → {result:.4f} (= {exact})",
+        "在线 softmax: [{scores}]/[{values}] → r={r} → ℓ'={l}, u'={u} → {result:.4f}(= {exact})"
     ),
-    "calc.crossover": (
-        "交叉点: {g}↔{b} {gb} 组;{b}↔{p} {bp} 组;{g}↔{p} {gp} 组",
-        "crossovers: {g}↔{b} {gb} runs; {b}↔{p} {bp} runs; {g}↔{p} {gp} runs",
-    ),
-    "cli.col.kernel": ("kernel", "kernel"),
-    "cli.col.reads": ("读", "reads"),
-    "cli.col.writes": ("写", "writes"),
-    "cli.col.read_mib": ("读 MiB", "read MiB"),
-    "cli.col.written_mib": ("写 MiB", "written MiB"),
-    "cli.col.config": ("配置", "configuration"),
-    "cli.col.host_submissions": ("主机提交", "host submissions"),
-    "cli.col.kernels": ("kernel 数", "kernels"),
-    "cli.col.section": ("节", "section"),
-    "cli.col.claim": ("结论", "claim"),
-    "cli.col.stated": ("原文", "stated"),
-    "cli.col.recomputed": ("复算", "recomputed"),
-    "cli.col.verdict": ("判定", "verdict"),
-    "cli.notes": ("说明：", "notes:"),
+    "calc.crossover": "交叉点: {g}↔{b} {gb} 组;{b}↔{p} {bp} 组;{g}↔{p} {gp} 组",
+    "cli.col.kernel": "kernel",
+    "cli.col.reads": "读",
+    "cli.col.writes": "写",
+    "cli.col.read_mib": "读 MiB",
+    "cli.col.written_mib": "写 MiB",
+    "cli.col.config": "配置",
+    "cli.col.host_submissions": "主机提交",
+    "cli.col.kernels": "kernel 数",
+    "cli.col.section": "节",
+    "cli.col.claim": "结论",
+    "cli.col.stated": "原文",
+    "cli.col.recomputed": "复算",
+    "cli.col.verdict": "判定",
+    "cli.notes": "说明：",
     # ---- end of command line ------------------------------------------------------------
     #
     # ---- calculators' explanations (bucketing, crossover, roofline, ...) ----------------
-    "launches.eager": ("普通提交", "separate launches"),
-    "launches.graph": ("图重放(CUDA Graph)", "graph replay (CUDA Graph)"),
-    "launches.fused": ("融合激活链", "fused activation chain"),
-    "launches.fused+graph": ("融合 + 图重放", "fusion + graph replay"),
+    "launches.eager": "普通提交",
+    "launches.graph": "图重放(CUDA Graph)",
+    "launches.fused": "融合激活链",
+    "launches.fused+graph": "融合 + 图重放",
     # pages1: roofline and memory hierarchy
-    "roofline.silu_separate": ("SiLU 链，分开执行", "SiLU chain, separate"),
-    "roofline.silu_fused": ("SiLU 链，融合", "SiLU chain, fused"),
-    "roofline.attention_standard": ("标准注意力", "standard attention"),
-    "roofline.attention_flash": (
-        "FlashAttention，K、V 读自显存",
-        "FlashAttention, K/V from DRAM",
-    ),
-    "roofline.attention_flash_l2": (
-        "FlashAttention，K、V 读自 L2",
-        "FlashAttention, K/V from L2",
-    ),
-    "roofline.verdict.from_dram": (
-        "需要 {tb_s} TB/s，显存带宽够的设备：{devices}",
-        "needs {tb_s} TB/s, which the device memory of these devices delivers: {devices}",
-    ),
+    "roofline.silu_separate": "SiLU 链，分开执行",
+    "roofline.silu_fused": "SiLU 链，融合",
+    "roofline.attention_standard": "标准注意力",
+    "roofline.attention_flash": "FlashAttention，K、V 读自显存",
+    "roofline.attention_flash_l2": "FlashAttention，K、V 读自 L2",
+    "roofline.verdict.from_dram": "需要 {tb_s} TB/s，显存带宽够的设备：{devices}",
     "roofline.verdict.not_from_dram": (
         "需要 {tb_s} TB/s，高于所列每种设备的显存带宽（最快的 {fastest} 为 {fastest_tb_s} TB/s）；"
-        "只有工作集留在 L2 里（L2 装得下的设备：{l2}）或形状与所写不同时才可能",
-        "needs {tb_s} TB/s, more than the device memory of any listed device delivers (the"
-        " fastest, {fastest}, has {fastest_tb_s} TB/s); possible only if the working set stayed"
-        " in L2 (large enough on: {l2}) or the shape was not the stated one",
+        "只有工作集留在 L2 里（L2 装得下的设备：{l2}）或形状与所写不同时才可能"
     ),
-    "roofline.verdict.none": ("无", "none of them"),
-    "roofline.verdict.sep": ("、", ", "),
-    "roofline.gemm": ("FFN 矩阵乘，{rows} 行", "FFN GEMM, {rows} rows"),
-    "roofline.roof_bf16": ("{device}：bf16 张量核心", "{device}: bf16 tensor cores"),
-    "roofline.roof_fp32": ("{device}：FP32 标量单元", "{device}: FP32 non-tensor"),
-    "roofline.x": ("算术强度（FLOP/字节）", "arithmetic intensity (FLOP/byte)"),
-    "roofline.y": ("可达算力（TFLOP/s）", "attainable compute (TFLOP/s)"),
-    "roofline.unit_fp32": ("FP32 标量单元", "FP32 non-tensor units"),
-    "roofline.unit_bf16": ("bf16 张量核心", "bf16 tensor cores"),
-    "hierarchy.registers": ("寄存器", "registers"),
-    "hierarchy.smem": ("共享内存", "shared memory"),
-    "hierarchy.l2": ("L2", "L2"),
-    "hierarchy.dram": ("显存（设备 DRAM）", "device memory (DRAM)"),
-    "hierarchy.per_sm": ("每 SM {value} KiB，共 {total} MiB", "{value} KiB per SM, {total} MiB"),
-    "hierarchy.l2_size": ("{value} MiB，全芯片共享", "{value} MiB, shared by all SMs"),
-    "hierarchy.dram_size": ("{value} GB", "{value} GB"),
-    "hierarchy.bw": ("带宽 {value} TB/s", "bandwidth {value} TB/s"),
-    "hierarchy.bw_unknown": ("带宽：厂商未公布", "bandwidth: not published"),
-    "hierarchy.bw_onchip": ("带宽：厂商未公布（片上）", "bandwidth: not published (on chip)"),
-    "hierarchy.size_unknown": ("容量：资料未给出", "size: not given by the sources"),
-    "hierarchy.fused": ("融合：T 只在\n寄存器里存在", "fused: T lives\nonly here"),
-    "hierarchy.separate": ("分开：T 写到\n这里再读回", "separate: T written\nhere, read back"),
-    "hierarchy.title": ("{device} 的存储层次", "memory hierarchy of {device}"),
+    "roofline.verdict.none": "无",
+    "roofline.verdict.sep": "、",
+    "roofline.gemm": "FFN 矩阵乘，{rows} 行",
+    "roofline.roof_bf16": "{device}：bf16 张量核心",
+    "roofline.roof_fp32": "{device}：FP32 标量单元",
+    "roofline.x": "算术强度（FLOP/字节）",
+    "roofline.y": "可达算力（TFLOP/s）",
+    "roofline.unit_fp32": "FP32 标量单元",
+    "roofline.unit_bf16": "bf16 张量核心",
+    "hierarchy.registers": "寄存器",
+    "hierarchy.smem": "共享内存",
+    "hierarchy.l2": "L2",
+    "hierarchy.dram": "显存（设备 DRAM）",
+    "hierarchy.per_sm": "每 SM {value} KiB，共 {total} MiB",
+    "hierarchy.l2_size": "{value} MiB，全芯片共享",
+    "hierarchy.dram_size": "{value} GB",
+    "hierarchy.bw": "带宽 {value} TB/s",
+    "hierarchy.bw_unknown": "带宽：厂商未公布",
+    "hierarchy.bw_onchip": "带宽：厂商未公布（片上）",
+    "hierarchy.size_unknown": "容量：资料未给出",
+    "hierarchy.fused": "融合：T 只在\n寄存器里存在",
+    "hierarchy.separate": "分开：T 写到\n这里再读回",
+    "hierarchy.title": "{device} 的存储层次",
     #
     # pages2: timelines
-    "timeline.lane.host": ("主机提交", "host submits"),
-    "timeline.lane.device": ("设备 kernel", "device kernels"),
-    "timeline.lane.copy": ("拷贝到显存", "copy to device"),
-    "timeline.name.eager": ("普通提交", "separate launches"),
-    "timeline.name.graph": ("图重放", "graph replay"),
-    "timeline.name.serial": ("串行", "serial"),
-    "timeline.name.overlap": ("重叠", "overlapped"),
-    "timeline.row": ("{name}·{lane}", "{name}: {lane}"),
-    "timeline.axis.time": ("时间(μs)", "time (μs)"),
-    "timeline.end": ("共 {value} μs", "{value} μs in all"),
+    "timeline.lane.host": "主机提交",
+    "timeline.lane.device": "设备 kernel",
+    "timeline.lane.copy": "拷贝到显存",
+    "timeline.name.eager": "普通提交",
+    "timeline.name.graph": "图重放",
+    "timeline.name.serial": "串行",
+    "timeline.name.overlap": "重叠",
+    "timeline.row": "{name}·{lane}",
+    "timeline.axis.time": "时间(μs)",
+    "timeline.end": "共 {value} μs",
     #
     # pages3: bucketing and crossovers
     "buckets.assumed": (
         "执行利用率（含补齐行）是假设，不是实测，可用 --mfu 改：{mfus}；"
-        "占峰值 {peak} TFLOP/s。有用 MFU 只计实际行。",
-        "Executed utilisations (padding rows included) are assumptions, not measurements; "
-        "change them with --mfu: {mfus}; of a {peak} TFLOP/s peak. "
-        "Useful MFU counts real rows only.",
+        "占峰值 {peak} TFLOP/s。有用 MFU 只计实际行。"
     ),
     "audit.note.bucketing_mfu": (
         "原文的 {stated}% 计入补齐行，是执行利用率；有用 MFU（PaLM 的定义，只计实际行）"
-        "为 {useful:.1%}（按峰值 {peak:g} TFLOP/s 为 {useful_peak:.1%}）",
-        "the article's {stated}% counts padding rows: it is executed utilisation; useful MFU "
-        "(PaLM's definition, real rows only) is {useful:.1%} ({useful_peak:.1%} of the "
-        "{peak:g} TFLOP/s peak)",
+        "为 {useful:.1%}（按峰值 {peak:g} TFLOP/s 为 {useful_peak:.1%}）"
     ),
     #
     # The errors bucketing.py raises reach a reader through the live calculators.
-    "bucketing.error.no_calls": (
-        "调用列表为空：应为（行数, 次数）对",
-        "calls must not be empty: expected (rows, count) pairs",
-    ),
-    "bucketing.error.call": (
-        "无法读取调用 {item}：应为 ROWS 或 ROWSxCOUNT，例如 256x8",
-        "cannot read call {item}: expected ROWS or ROWSxCOUNT, e.g. 256x8",
-    ),
-    "bucketing.error.call_positive": (
-        "调用 {item} 的行数和次数都应为正整数",
-        "call {item}: rows and count must be positive integers",
-    ),
-    "bucketing.error.no_buckets": ("桶的列表为空", "buckets must not be empty"),
-    "bucketing.error.same_bucket": (
-        "桶的大小不能重复，收到 {buckets}",
-        "buckets must be distinct, got {buckets}",
-    ),
+    "bucketing.error.no_calls": "调用列表为空：应为（行数, 次数）对",
+    "bucketing.error.call": "无法读取调用 {item}：应为 ROWS 或 ROWSxCOUNT，例如 256x8",
+    "bucketing.error.call_positive": "调用 {item} 的行数和次数都应为正整数",
+    "bucketing.error.no_buckets": "桶的列表为空",
+    "bucketing.error.same_bucket": "桶的大小不能重复，收到 {buckets}",
     "bucketing.error.too_large": (
-        "一次 {rows} 行的调用超过了最大的桶（{largest}）：请加一个放得下它的桶",
-        "a call of {rows} rows is larger than the largest bucket ({largest}): "
-        "add a bucket that holds it",
+        "一次 {rows} 行的调用超过了最大的桶（{largest}）：请加一个放得下它的桶"
     ),
     # ---- end of calculators -------------------------------------------------------------
     #
     # ---- calculators (calculators.py, live.py, docs/_ext/infrabook_live.py) -------------
-    "live.title.fusion": (
-        "试一试：你的形状下每种融合方案的流量与峰值",
-        "Try it: traffic and peak of every fusion plan for your shape",
-    ),
-    "live.title.attention": (
-        "试一试：标准实现与分块 FlashAttention 的读写",
-        "Try it: standard attention and tiled FlashAttention traffic",
-    ),
-    "live.title.softmax": ("试一试：自己走一遍在线 softmax", "Try it: online softmax by hand"),
-    "live.title.buckets": (
-        "试一试：你的形状分布下的补齐、利用率、时间与交叉点",
-        "Try it: padding, utilisation, time and crossovers for your shapes",
-    ),
-    "live.title.crossover": (
-        "试一试：你的准备时间 T_prep 与每次运行时间 T_run",
-        "Try it: your preparation time T_prep and run time T_run",
-    ),
-    "live.field.rows": ("行数 rows", "rows"),
-    "live.field.cols": ("列数 cols", "cols"),
-    "live.field.dtype": ("数据类型", "dtype"),
-    "live.field.quant_dtype": ("量化到", "quantise to"),
-    "live.field.seq_len": ("序列长度 L", "sequence length L"),
-    "live.field.head_dim": ("头维度 d", "head dim d"),
-    "live.field.score_dtype": ("S、P 的数据类型", "dtype of S and P"),
-    "live.field.block_q": ("查询块行数 block_q", "query block rows block_q"),
-    "live.field.block_k": ("键值块行数 block_k", "key/value block rows block_k"),
-    "live.field.causal": ("因果掩码", "causal mask"),
-    "live.field.scores": ("分数 s_i（逗号分隔）", "scores s_i (comma-separated)"),
-    "live.field.values": ("值 v_i（逗号分隔）", "values v_i (comma-separated)"),
-    "live.field.block": ("每块几个分数", "scores per block"),
-    "live.field.calls": (
-        "一组调用的行数（256x8 表示 8 次 256 行）",
-        "rows of a group of calls (256x8 means 8 calls of 256 rows)",
-    ),
-    "live.field.buckets": ("桶的大小（逗号分隔）", "bucket sizes (comma-separated)"),
-    "live.field.peak_tflops": ("峰值算力 TFLOP/s", "peak TFLOP/s"),
-    "live.field.util_generic": ("通用：执行利用率", "generic: executed utilisation"),
-    "live.field.util_bucketed": ("分桶：执行利用率", "bucketed: executed utilisation"),
-    "live.field.util_specialised": (
-        "逐形状特化：执行利用率",
-        "per-shape specialised: executed utilisation",
-    ),
-    "live.field.prep_generic": ("通用：准备时间 T_prep（ms）", "generic: preparation T_prep (ms)"),
-    "live.field.prep_bucketed": (
-        "分桶：准备时间 T_prep（ms）",
-        "bucketed: preparation T_prep (ms)",
-    ),
-    "live.field.prep_specialised": (
-        "逐形状特化：准备时间 T_prep（ms）",
-        "per-shape specialised: preparation T_prep (ms)",
-    ),
-    "live.field.run_generic": ("通用：每组时间 T_run（ms）", "generic: T_run per group (ms)"),
-    "live.field.run_bucketed": ("分桶：每组时间 T_run（ms）", "bucketed: T_run per group (ms)"),
-    "live.field.run_specialised": (
-        "逐形状特化：每组时间 T_run（ms）",
-        "per-shape specialised: T_run per group (ms)",
-    ),
-    "live.error.int": (
-        "{label}：应为 {low} 到 {high} 之间的整数，收到 {raw}",
-        "{label}: expected an integer from {low} to {high}, got {raw}",
-    ),
-    "live.error.float": (
-        "{label}：应为 {low} 到 {high} 之间的有限数，收到 {raw}",
-        "{label}: expected a finite number from {low} to {high}, got {raw}",
-    ),
-    "live.error.choice": (
-        "{label}：应为 {choices} 之一，收到 {raw}",
-        "{label}: expected one of {choices}, got {raw}",
-    ),
+    "live.title.fusion": "试一试：你的形状下每种融合方案的流量与峰值",
+    "live.title.attention": "试一试：标准实现与分块 FlashAttention 的读写",
+    "live.title.softmax": "试一试：自己走一遍在线 softmax",
+    "live.title.buckets": "试一试：你的形状分布下的补齐、利用率、时间与交叉点",
+    "live.title.crossover": "试一试：你的准备时间 T_prep 与每次运行时间 T_run",
+    "live.field.rows": "行数 rows",
+    "live.field.cols": "列数 cols",
+    "live.field.dtype": "数据类型",
+    "live.field.quant_dtype": "量化到",
+    "live.field.seq_len": "序列长度 L",
+    "live.field.head_dim": "头维度 d",
+    "live.field.score_dtype": "S、P 的数据类型",
+    "live.field.block_q": "查询块行数 block_q",
+    "live.field.block_k": "键值块行数 block_k",
+    "live.field.causal": "因果掩码",
+    "live.field.scores": "分数 s_i（逗号分隔）",
+    "live.field.values": "值 v_i（逗号分隔）",
+    "live.field.block": "每块几个分数",
+    "live.field.calls": "一组调用的行数（256x8 表示 8 次 256 行）",
+    "live.field.buckets": "桶的大小（逗号分隔）",
+    "live.field.peak_tflops": "峰值算力 TFLOP/s",
+    "live.field.util_generic": "通用：执行利用率",
+    "live.field.util_bucketed": "分桶：执行利用率",
+    "live.field.util_specialised": "逐形状特化：执行利用率",
+    "live.field.prep_generic": "通用：准备时间 T_prep（ms）",
+    "live.field.prep_bucketed": "分桶：准备时间 T_prep（ms）",
+    "live.field.prep_specialised": "逐形状特化：准备时间 T_prep（ms）",
+    "live.field.run_generic": "通用：每组时间 T_run（ms）",
+    "live.field.run_bucketed": "分桶：每组时间 T_run（ms）",
+    "live.field.run_specialised": "逐形状特化：每组时间 T_run（ms）",
+    "live.error.int": "{label}：应为 {low} 到 {high} 之间的整数，收到 {raw}",
+    "live.error.float": "{label}：应为 {low} 到 {high} 之间的有限数，收到 {raw}",
+    "live.error.choice": "{label}：应为 {choices} 之一，收到 {raw}",
     "live.error.items": (
-        "{label}：应为 1 到 {items} 项、以逗号分隔，每项在 {low} 到 {high} 之间，收到 {raw}",
-        "{label}: expected 1 to {items} comma-separated items, each from {low} "
-        "to {high}, got {raw}",
+        "{label}：应为 1 到 {items} 项、以逗号分隔，每项在 {low} 到 {high} 之间，收到 {raw}"
     ),
-    "live.error.same_length": (
-        "值的个数（{values}）与分数的个数（{scores}）不同",
-        "{values} values for {scores} scores: the counts must match",
-    ),
-    "live.col.plan": ("方案", "plan"),
-    "live.col.kernels": ("kernel 数", "kernels"),
-    "live.col.traffic_mib": ("流量 MiB", "traffic MiB"),
-    "live.col.peak_mib": ("峰值 MiB", "peak MiB"),
-    "live.col.quantity": ("量", "quantity"),
-    "live.col.block": ("块", "block"),
-    "live.col.scores": ("本块的分数", "scores in the block"),
-    "live.col.strategy": ("策略", "strategy"),
-    "live.col.executed_rows": ("执行行数", "rows executed"),
-    "live.col.padding": ("补齐", "padding"),
-    "live.col.executed_util": ("执行利用率", "executed utilisation"),
-    "live.col.useful_mfu": ("有用 MFU", "useful MFU"),
-    "live.col.rate": ("处理率 TFLOP/s", "rate TFLOP/s"),
-    "live.col.run_ms": ("每组时间 ms", "time per group ms"),
-    "live.col.prep_ms": ("准备 ms", "preparation ms"),
-    "live.col.pair": ("两种策略", "strategies"),
-    "live.col.crossover_n": ("交叉点 n*（组）", "crossover n* (groups)"),
-    "live.col.from_n": ("运行组数 n 从", "runs n from"),
-    "live.col.to_n": ("到", "to"),
-    "live.col.cheapest": ("最省的策略", "cheapest"),
-    "live.field.runs": ("运行次数", "runs"),
-    "live.field.kernels_per_run": ("每次的 kernel 数", "kernels per run"),
-    "live.field.fused_kernels_per_run": ("融合后每次的 kernel 数", "kernels per run, fused"),
-    "live.title.launches": ("试一试：主机提交与 kernel 数", "Try it: host submissions and kernels"),
-    "calc.col.footprint_mib": ("工作集 MiB", "working set MiB"),
-    "calc.col.total_mib": ("合计 MiB", "total MiB"),
-    "calc.col.tensor": ("张量", "tensor"),
-    "calc.col.shape": ("形状", "shape"),
-    "calc.col.size_mib": ("大小 MiB", "size MiB"),
-    "calc.tag.separate": ("分开：", "separate: "),
-    "calc.tag.fused": ("融合：", "fused: "),
-    "calc.op.silu": ("SiLU", "SiLU"),
-    "calc.op.mul": ("乘法", "multiply"),
-    "calc.op.quant": ("量化", "quantise"),
-    "live.row.qkvo_each": ("Q / K / V / O（各）", "Q / K / V / O (each)"),
-    "live.row.score_each": ("S / P（各）", "S / P (each)"),
-    "live.row.standard_io": ("标准实现：读 Q、K、V，写 O", "standard: read Q, K, V, write O"),
-    "live.row.standard_intermediate": (
-        "标准实现：S、P 各写一次、读一次",
-        "standard: S and P each written and read once",
-    ),
-    "live.row.standard_total": ("标准实现合计", "standard: total"),
-    "live.row.flash_total": (
-        "FlashAttention 分块（{tiles} 个查询块）合计",
-        "FlashAttention tiled ({tiles} query tiles): total",
-    ),
-    "live.row.flash_kv": ("其中 K、V 的读取", "of which K and V reads"),
-    "live.note.softmax_result": ("结果 u/ℓ = {value}", "result u/ℓ = {value}"),
-    "live.cell.never": ("不相交（平行）", "never (parallel)"),
-    "live.ui.enable": (
-        "启用实时计算（首次下载 {mb} MB）",
-        "Turn on live calculation ({mb} MB download the first time)",
-    ),
-    "live.ui.loading": (
-        "正在下载并载入浏览器里的 Python（首次 {mb} MB，需要几秒；之后取自缓存）…",
-        "Downloading and starting Python in your browser ({mb} MB the first time, a few "
-        "seconds; cached afterwards)…",
-    ),
-    "live.ui.stale": (
-        "输入有误，下表仍是上一次有效输入的结果；改正标红的输入后即更新。",
-        "An input is invalid: the tables below are for the last valid inputs and update "
-        "once the fields marked in red are corrected.",
-    ),
-    "live.ui.ready": (
-        "实时计算已启用：修改输入，结果随之更新。",
-        "Live: change an input and the tables follow.",
-    ),
-    "live.ui.static": (
-        "下表是构建时用默认输入（原文的例子）算出的；启用实时计算后，它随输入更新。",
-        "The tables below were computed at build time for the defaults (the "
-        "article's case); turn on live calculation to change them.",
-    ),
+    "live.error.same_length": "值的个数（{values}）与分数的个数（{scores}）不同",
+    "live.col.plan": "方案",
+    "live.col.kernels": "kernel 数",
+    "live.col.traffic_mib": "流量 MiB",
+    "live.col.peak_mib": "峰值 MiB",
+    "live.col.quantity": "量",
+    "live.col.block": "块",
+    "live.col.scores": "本块的分数",
+    "live.col.strategy": "策略",
+    "live.col.executed_rows": "执行行数",
+    "live.col.padding": "补齐",
+    "live.col.executed_util": "执行利用率",
+    "live.col.useful_mfu": "有用 MFU",
+    "live.col.rate": "处理率 TFLOP/s",
+    "live.col.run_ms": "每组时间 ms",
+    "live.col.prep_ms": "准备 ms",
+    "live.col.pair": "两种策略",
+    "live.col.crossover_n": "交叉点 n*（组）",
+    "live.col.from_n": "运行组数 n 从",
+    "live.col.to_n": "到",
+    "live.col.cheapest": "最省的策略",
+    "live.field.runs": "运行次数",
+    "live.field.kernels_per_run": "每次的 kernel 数",
+    "live.field.fused_kernels_per_run": "融合后每次的 kernel 数",
+    "live.title.launches": "试一试：主机提交与 kernel 数",
+    "calc.col.footprint_mib": "工作集 MiB",
+    "calc.col.total_mib": "合计 MiB",
+    "calc.col.tensor": "张量",
+    "calc.col.shape": "形状",
+    "calc.col.size_mib": "大小 MiB",
+    "calc.tag.separate": "分开：",
+    "calc.tag.fused": "融合：",
+    "calc.op.silu": "SiLU",
+    "calc.op.mul": "乘法",
+    "calc.op.quant": "量化",
+    "live.row.qkvo_each": "Q / K / V / O（各）",
+    "live.row.score_each": "S / P（各）",
+    "live.row.standard_io": "标准实现：读 Q、K、V，写 O",
+    "live.row.standard_intermediate": "标准实现：S、P 各写一次、读一次",
+    "live.row.standard_total": "标准实现合计",
+    "live.row.flash_total": "FlashAttention 分块（{tiles} 个查询块）合计",
+    "live.row.flash_kv": "其中 K、V 的读取",
+    "live.note.softmax_result": "结果 u/ℓ = {value}",
+    "live.cell.never": "不相交（平行）",
+    "live.ui.enable": "启用实时计算（首次下载 {mb} MB）",
+    "live.ui.loading": "正在下载并载入浏览器里的 Python（首次 {mb} MB，需要几秒；之后取自缓存）…",
+    "live.ui.stale": "输入有误，下表仍是上一次有效输入的结果；改正标红的输入后即更新。",
+    "live.ui.ready": "实时计算已启用：修改输入，结果随之更新。",
+    "live.ui.static": "下表是构建时用默认输入（原文的例子）算出的；启用实时计算后，它随输入更新。",
     "live.ui.file": (
         "本页是从 file:// 打开的，浏览器不允许在这里加载实时计算所需的模块；"
-        "通过 http(s) 打开本页即可启用。下表是构建时算出的结果。",
-        "This page was opened from file://, where the browser will not load the "
-        "modules live calculation needs; open it over http(s). The tables below "
-        "were computed at build time.",
+        "通过 http(s) 打开本页即可启用。下表是构建时算出的结果。"
     ),
-    "live.ui.unsupported": (
-        "这个浏览器不支持 WebAssembly，无法实时计算；下表是构建时算出的结果。",
-        "This browser has no WebAssembly, so nothing runs live; the tables "
-        "below were computed at build time.",
-    ),
-    "live.ui.failed": (
-        "实时计算未能启动（{error}）；下表是构建时算出的结果。",
-        "Live calculation could not start ({error}); the tables below were computed at build time.",
-    ),
-    "live.title.recompute": (
-        "试一试：用你的参数重跑第 6 节的复算",
-        "Try it: section 6's recomputation with your parameters",
-    ),
-    "live.col.item": ("项目", "item"),
-    "live.col.result": ("结果", "result"),
+    "live.ui.unsupported": "这个浏览器不支持 WebAssembly，无法实时计算；下表是构建时算出的结果。",
+    "live.ui.failed": "实时计算未能启动（{error}）；下表是构建时算出的结果。",
+    "live.title.recompute": "试一试：用你的参数重跑第 6 节的复算",
+    "live.col.item": "项目",
+    "live.col.result": "结果",
     "live.note.shown_times": (
         "交叉点按表中显示的每组时间（三位有效数字，与原文的算法相同）计算；"
-        "按不取整的时间是 {unrounded}。",
-        "Crossovers are computed from the per-run times as shown (three significant figures, the "
-        "article's method); from unrounded times they are {unrounded}.",
+        "按不取整的时间是 {unrounded}。"
     ),
     # ---- end of live calculators ---------------------------------------------------------
     # ---- the PDF editions (docs/pdf/build.py) ---------------------------------------------
-    "pdf.subtitle": ("为什么 kernel 会变快", "Why kernels get faster"),
-    "pdf.edition_label": ("版本", "Edition"),
-    "pdf.edition": ("中文版", "English"),
-    "pdf.version_label": ("修订", "Version"),
-    "pdf.date_label": ("构建日期", "Built"),
-    "pdf.site_label": ("网站", "Website"),
+    "pdf.subtitle": "为什么 kernel 会变快",
+    "pdf.edition_label": "版本",
+    "pdf.edition": "中文版",
+    "pdf.version_label": "修订",
+    "pdf.date_label": "构建日期",
+    "pdf.site_label": "网站",
     "pdf.blurb": (
         "融合、FlashAttention、编译器与运行时。书中每个数字、表格和图都由 infrabook "
-        "包在构建时算出；本 PDF 与网站出自同一次构建。",
-        "Fusion, FlashAttention, compilers and the runtime. Every number, table and figure in "
-        "this book is computed by the infrabook package when the book is built; this PDF and the "
-        "website come from the same build.",
+        "包在构建时算出；本 PDF 与网站出自同一次构建。"
     ),
-    "pdf.contents": ("目录", "Contents"),
-    "pdf.introduction": ("导读", "Introduction"),
-    "pdf.figure": ("图", "Figure"),
-    "pdf.table": ("表", "Table"),
-    "pdf.number_sep": ("\u3000", ". "),
-    "pdf.live_inputs": ("输入：", "Inputs: "),
+    "pdf.contents": "目录",
+    "pdf.introduction": "导读",
+    "pdf.figure": "图",
+    "pdf.table": "表",
+    "pdf.number_sep": "\u3000",
+    "pdf.live_inputs": "输入：",
     "pdf.live_note": (
-        "这是一个实时计算器：上表是按这些默认输入在构建时算出的；在网站上可以改输入、即时重算：",
-        "This is a live calculator: the table above was computed at build time for these default "
-        "inputs; on the website you can change them and it recomputes: ",
+        "这是一个实时计算器：上表是按这些默认输入在构建时算出的；在网站上可以改输入、即时重算："
     ),
-    "pdf.author": ("infrabook 作者们", "the infrabook authors"),
-    "ui.pdf_download": ("下载本书 PDF（中文版）", "Download this book as a PDF (English edition)"),
+    "pdf.author": "infrabook 作者们",
+    "ui.pdf_download": "下载本书 PDF（中文版）",
     # ---- end of the PDF editions ---------------------------------------------------------
     # ---- the site's templates and scripts (docs/_templates, docs/_ext) --------------------
-    "ui.colour": ("配色", "Colour scheme"),
-    "ui.light": ("亮色", "Light"),
-    "ui.dark": ("暗色", "Dark"),
-    "ui.auto": ("跟随系统", "System"),
-    "ui.toggle_chapters": ("显示或隐藏章节目录", "Show or hide the chapter list"),
-    "ui.toggle_contents": ("显示或隐藏本页目录", "Show or hide this page's contents"),
-    "ui.by": ("作者：", "By "),
-    "ui.other_edition": ("English", "中文"),
-    "ui.other_edition_label": ("Read this page in English", "本页的中文版"),
+    "ui.colour": "配色",
+    "ui.light": "亮色",
+    "ui.dark": "暗色",
+    "ui.auto": "跟随系统",
+    "ui.toggle_chapters": "显示或隐藏章节目录",
+    "ui.toggle_contents": "显示或隐藏本页目录",
+    "ui.by": "作者：",
+    "ui.other_edition": "English",
+    "ui.other_edition_label": "Read this page in English",
     # the footer (copyright.html): licences, then the version and build of the page
-    "ui.licence_code": ("代码：", "Code: "),
-    "ui.licence_text": ("文字与图：", "text and figures: "),
-    "ui.notices": ("第三方组件", "third-party components"),
-    "ui.version": ("版本", "Version"),
-    "ui.commit": ("提交", "commit"),
-    "ui.uncommitted": ("（另有未提交的修改）", " (with uncommitted changes)"),
-    "ui.built": ("构建于", "built"),
-    "ui.records": ("实测记录：", "benchmark records: "),
-    "ui.records_none": ("无", "none"),
-    "ui.records_unreadable": ("无法读取", "unreadable"),
-    "ui.changelog": ("版本记录与勘误", "changelog and errata"),
-    "ui.report": ("报告本页的错误", "Report an error on this page"),
+    "ui.licence_code": "代码：",
+    "ui.licence_text": "文字与图：",
+    "ui.notices": "第三方组件",
+    "ui.version": "版本",
+    "ui.commit": "提交",
+    "ui.uncommitted": "（另有未提交的修改）",
+    "ui.built": "构建于",
+    "ui.records": "实测记录：",
+    "ui.records_none": "无",
+    "ui.records_unreadable": "无法读取",
+    "ui.changelog": "版本记录与勘误",
+    "ui.report": "报告本页的错误",
     # {title} is the chapter's title
-    "a11y.sections": ("展开或收起“{title}”的小节", "Show or hide the sections of “{title}”"),
-    "a11y.chapters": ("章节目录", "Chapters"),
-    "a11y.open_chapters": ("打开章节目录", "Open the chapter list"),
-    "a11y.open_contents": ("打开本页目录", "Open this page's contents"),
-    "a11y.site": ("书名", "Book title"),
+    "a11y.sections": "展开或收起“{title}”的小节",
+    "a11y.chapters": "章节目录",
+    "a11y.open_chapters": "打开章节目录",
+    "a11y.open_contents": "打开本页目录",
+    "a11y.site": "书名",
+    # the per-edition settings (docs/_ext/infrabook_i18n.py); {prefix} is the edition's root
+    "site.title": "infrabook · 为什么 kernel 会变快",
+    "site.author": "infrabook 作者们",
+    "site.copyright": "2026，{author}",
+    "site.code_show": "显示代码",
+    "site.code_hide": "隐藏代码",
+    "site.search": "搜索…",
+    "site.notfound_title": "页面不存在（404）",
+    "site.notfound_body": (
+        "<h1>页面不存在</h1><p>这个地址没有页面。请从<a href='{prefix}"
+        "index.html'>目录</a>重新进入，或<a href='{prefix}search.html'>搜索</a>要找的内容。</p>"
+    ),
     # ---- end of the site ------------------------------------------------------------------
     # ---- the GPU primer (gpu_model.py, plots/gpu_model.py) --------------------------------
-    "gpu.tensor": (
-        "张量切成 {programs} 块，每块 {block} 个元素\n（图中只画出一角）",
-        "the tensor in {programs} tiles of {block} elements\n(a corner drawn)",
-    ),
-    "gpu.sm": ("一个 SM（共 {sms} 个）", "one SM (of {sms})"),
-    "gpu.title": ("{device}：一个程序的块放在哪里", "{device}: where one program's tile runs"),
-    "gpu.program": (
-        "程序 p：{warps} 个 warp，{threads} 个线程",
-        "program p: {warps} warps, {threads} threads",
-    ),
-    "gpu.warp": (
-        "warp {index}\n{threads} 个线程\n每线程 {per_thread}\n个元素",
-        "warp {index}\n{threads} threads\n{per_thread} elements\na thread",
-    ),
-    "gpu.smem": ("共享内存 {kib} KiB\n（逐元素链不用）", "shared memory {kib} KiB\n(unused here)"),
-    "gpu.tensor_cores": ("张量核心\n（逐元素链不用）", "tensor cores\n(unused here)"),
-    "gpu.assign": ("程序 p → 一个 SM", "program p → an SM"),
-    "gpu.l2": ("L2：{mib} MiB，全部 SM 共享", "L2: {mib} MiB, shared by all SMs"),
-    "gpu.hbm": (
-        "显存（HBM/GDDR）：{gb} GB，{tb_s} TB/s",
-        "device memory (HBM/GDDR): {gb} GB, {tb_s} TB/s",
-    ),
-    "gpu.reads": ("读 G、U 的一块", "read a tile of G, U"),
-    "gpu.writes": ("写 Z 的一块", "write a tile of Z"),
-    "gpu.no_t": (
-        "T 只在寄存器里，\n从不写回显存",
-        "T lives only in registers,\nnever written to memory",
-    ),
+    "gpu.tensor": "张量切成 {programs} 块，每块 {block} 个元素\n（图中只画出一角）",
+    "gpu.sm": "一个 SM（共 {sms} 个）",
+    "gpu.title": "{device}：一个程序的块放在哪里",
+    "gpu.program": "程序 p：{warps} 个 warp，{threads} 个线程",
+    "gpu.warp": "warp {index}\n{threads} 个线程\n每线程 {per_thread}\n个元素",
+    "gpu.smem": "共享内存 {kib} KiB\n（逐元素链不用）",
+    "gpu.tensor_cores": "张量核心\n（逐元素链不用）",
+    "gpu.assign": "程序 p → 一个 SM",
+    "gpu.l2": "L2：{mib} MiB，全部 SM 共享",
+    "gpu.hbm": "显存（HBM/GDDR）：{gb} GB，{tb_s} TB/s",
+    "gpu.reads": "读 G、U 的一块",
+    "gpu.writes": "写 Z 的一块",
+    "gpu.no_t": "T 只在寄存器里，\n从不写回显存",
     # ---- end of the GPU primer -------------------------------------------------------------
     # ---- FlashAttention tiling and the decision guide (plots/guides.py) ---------------------
-    "flash_tiles.matrix": (
-        "分数矩阵 L × L（L = {L}）：{q} 个查询块 × {k} 个 K/V 块（只画出一角）",
-        "scores L × L (L = {L}): {q} query blocks × {k} K/V blocks (a corner drawn)",
-    ),
-    "flash_tiles.q": ("Q 块：{rows} 行", "Q block: {rows} rows"),
-    "flash_tiles.q_note": (
-        "一个程序一块，\n读入一次，留在片上",
-        "one per program,\nread once, kept on chip",
-    ),
-    "flash_tiles.kv": (
-        "K、V 块（每块 {cols} 行）\n从显存依次流过",
-        "K, V blocks ({cols} rows each)\nstreamed from device memory",
-    ),
-    "flash_tiles.stats": (
-        "片上：m、ℓ、u\n（每行三个量）\n整行走完才写 O",
-        "on chip: m, ℓ, u\n(three per row)\nO written once at the end",
-    ),
-    "flash_tiles.reread": (
-        "每个查询块各读一遍\n全部 K、V：共 {times} 遍",
-        "each query block reads\nall of K, V: {times} times",
-    ),
-    "guide.q_memory": (
-        "时间主要花在逐元素算子\n写出又读回的中间张量上？",
-        "is the time in intermediates\nwritten out and read back?",
-    ),
-    "guide.a_memory": (
-        "融合（第 2 章）；\n注意力用 FlashAttention（第 3 章）",
-        "fuse (chapter 2);\nattention: FlashAttention (chapter 3)",
-    ),
-    "guide.q_launch": (
-        "kernel 很小、很多，\n主机提交跟不上？",
-        "many small kernels,\nthe host cannot keep up?",
-    ),
-    "guide.a_launch": (
-        "图重放（5.1）；\n再融合以减少 kernel 数",
-        "graph replay (5.1);\nfuse to have fewer kernels",
-    ),
-    "guide.q_tiles": (
-        "一个 kernel 的块数\n远多于 SM 数？",
-        "far more tiles than SMs\nin one kernel?",
-    ),
-    "guide.a_tiles": ("常驻 kernel（5.4）", "persistent kernel (5.4)"),
-    "guide.q_shapes": ("形状一直在变？", "do the shapes keep changing?"),
-    "guide.regime": ("n ∈ [{start}, {end})：{name}", "n ∈ [{start}, {end}): {name}"),
-    "guide.regime_note": (
-        "n：同一组形状运行的组数（5.3 的交叉点，原文的数）",
-        "n: runs of one group of shapes (5.3's crossings, the article's figures)",
-    ),
-    "guide.yes": ("是", "yes"),
-    "guide.no": ("否", "no"),
+    "flash_tiles.matrix": "分数矩阵 L × L（L = {L}）：{q} 个查询块 × {k} 个 K/V 块（只画出一角）",
+    "flash_tiles.q": "Q 块：{rows} 行",
+    "flash_tiles.q_note": "一个程序一块，\n读入一次，留在片上",
+    "flash_tiles.kv": "K、V 块（每块 {cols} 行）\n从显存依次流过",
+    "flash_tiles.stats": "片上：m、ℓ、u\n（每行三个量）\n整行走完才写 O",
+    "flash_tiles.reread": "每个查询块各读一遍\n全部 K、V：共 {times} 遍",
+    "guide.q_memory": "时间主要花在逐元素算子\n写出又读回的中间张量上？",
+    "guide.a_memory": "融合（第 2 章）；\n注意力用 FlashAttention（第 3 章）",
+    "guide.q_launch": "kernel 很小、很多，\n主机提交跟不上？",
+    "guide.a_launch": "图重放（5.1）；\n再融合以减少 kernel 数",
+    "guide.q_tiles": "一个 kernel 的块数\n远多于 SM 数？",
+    "guide.a_tiles": "常驻 kernel（5.4）",
+    "guide.q_shapes": "形状一直在变？",
+    "guide.regime": "n ∈ [{start}, {end})：{name}",
+    "guide.regime_note": "n：同一组形状运行的组数（5.3 的交叉点，原文的数）",
+    "guide.yes": "是",
+    "guide.no": "否",
     # ---- end of FlashAttention tiling and the decision guide ----------------------------------
 }
-
-
-def language() -> str:
-    """The build's language: ``INFRABOOK_LANG`` (``zh`` or ``en``), Chinese when unset.
-
-    >>> language() in LANGUAGES
-    True
-    """
-    lang = os.environ.get("INFRABOOK_LANG", "zh") or "zh"
-    if lang not in LANGUAGES:
-        raise ValueError(f"INFRABOOK_LANG={lang!r}: expected one of {', '.join(LANGUAGES)}")
-    return lang
 
 
 def text(key: str, lang: str | None = None, **fields: object) -> str:
@@ -1085,19 +680,18 @@ def text(key: str, lang: str | None = None, **fields: object) -> str:
 
     >>> text("word.yes", lang="zh"), text("word.yes", lang="en")
     ('是', 'yes')
+    >>> text("fig.fusion.read", lang="en"), text("cli.col.reads", lang="en")
+    ('read', 'reads')
     >>> text("no.such.key")
     Traceback (most recent call last):
     ...
     KeyError: "no label 'no.such.key'; add it to infrabook/labels.py"
     """
     try:
-        pair = _LABELS[key]
+        zh = LABELS[key]
     except KeyError:
         raise KeyError(f"no label {key!r}; add it to infrabook/labels.py") from None
-    lang = lang or language()
-    if lang not in LANGUAGES:
-        raise ValueError(f"lang={lang!r}: expected one of {', '.join(LANGUAGES)}")
-    chosen = pair[LANGUAGES.index(lang)]
+    chosen = translate(zh, context=key if key in IN_CONTEXT else None, lang=lang)
     return chosen.format(**fields) if fields else chosen
 
 
@@ -1109,7 +703,7 @@ def group(prefix: str, lang: str | None = None) -> dict[str, str]:
     ('中文', '章节目录')
     """
     start = f"{prefix}."
-    return {k.removeprefix(start): text(k, lang) for k in _LABELS if k.startswith(start)}
+    return {k.removeprefix(start): text(k, lang) for k in LABELS if k.startswith(start)}
 
 
 def pick(zh: str, en: str, lang: str | None = None) -> str:
