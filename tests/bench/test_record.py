@@ -254,9 +254,12 @@ def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, tmp_path
         text=True,
         env=env,
     ) as proc:
-        _wait_for(proc, "shapes: start")  # launches is merged; shapes is now running
-        proc.send_signal(sig)
-        assert proc.wait(timeout=60) != 0
+        try:
+            _wait_for(proc, "shapes: start")  # launches is merged; shapes is now running
+            proc.send_signal(sig)
+            assert proc.wait(timeout=60) != 0
+        finally:
+            proc.kill()  # never leave the child's endless shapes behind
     data = record.read(earlier)  # a whole record, never half a file
     assert data.experiments["shapes"].params["marker"] == 7.0  # the earlier result
     assert data.experiments["launches"].results.eager.dispatches == 18  # finished
