@@ -1379,6 +1379,26 @@ _LABELS: dict[str, tuple[str, str]] = {
     "prose.site.met": ("达到", "met"),
     "prose.site.missed": ("未达到", "missed"),
     # ---- end of prose.site --------------------------------------------------------------------
+    # ---- prose.measure: the measure-yourself appendix's words and table headers ------------
+    "prose.measure.col.event": ("分析器事件", "profiler event"),
+    "prose.measure.col.eager": ("普通执行", "eager"),
+    "prose.measure.col.timing": ("计时方式", "timing"),
+    "prose.measure.col.median": ("中位数 μs", "median μs"),
+    "prose.measure.col.gb_s": ("按字节模型折合 GB/s", "GB/s by the byte model"),
+    "prose.measure.flushed": ("每次之前清空缓存", "caches flushed before each"),
+    "prose.measure.warm": ("不清空", "not flushed"),
+    "prose.measure.overlap": (
+        "中位数之比 {ratio}，但两组的 p20–p80 区间重叠：这次构建时机器太忙，分不出快慢",
+        "a ratio of medians of {ratio}, but the two p20–p80 ranges overlap: the machine was "
+        "too busy during this build to tell them apart",
+    ),
+    "prose.measure.apart": (
+        "清空后慢了 {ratio} 倍，两组的 p20–p80 区间不重叠",
+        "{ratio} times slower flushed, and the p20–p80 ranges do not overlap",
+    ),
+    "prose.measure.fits": ("装得下", "fits"),
+    "prose.measure.does_not_fit": ("装不下", "does not fit"),
+    # ---- end of prose.measure -----------------------------------------------------------------
 }
 
 

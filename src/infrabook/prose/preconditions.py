@@ -126,8 +126,8 @@ def order_sums(tiny: OrderComparison, n: int = 4096) -> tuple[Table, dict[str, s
 
     >>> tiny = compare_orders([1e8, 1.0, -1e8, 1.0], "fp32")
     >>> table, v = order_sums(tiny, 64)
-    >>> v["pc_tiny_exact"], v["pc_n_orders"], [row[0] for row in table.rows]
-    ('2', '4', ['fp32', 'fp16'])
+    >>> v["pc_tiny_exact"], v["pc_n_orders"], [row[0] for row in table.rows], table.columns[0]
+    ('2', '4', ['fp32', 'fp16'], 'dtype')
     """
     import numpy as np
 
@@ -144,7 +144,7 @@ def order_sums(tiny: OrderComparison, n: int = 4096) -> tuple[Table, dict[str, s
                 f"{float(c.exact):.6f}",
             )
         )
-    table = Table("", _columns("dtype", "distinct", "spread", "exact"), tuple(rows))
+    table = Table("", ("dtype", *_columns("distinct", "spread", "exact")), tuple(rows))
     return table, {
         "pc_tiny_fwd": f"{tiny.orders['forward']:g}",
         "pc_tiny_bwd": f"{tiny.orders['backward']:g}",
