@@ -671,6 +671,386 @@ LABELS: dict[str, str] = {
     "guide.yes": "是",
     "guide.no": "否",
     # ---- end of FlashAttention tiling and the decision guide ----------------------------------
+    # ---- prose: words the pages' glued values share ---------------------------------------
+    "prose.list_sep": ("、", ", "),
+    # ---- prose.fusion: chapter 2's glued words, tables and figure labels -------------------
+    "prose.fusion.none": ("无", "none"),
+    "prose.fusion.col.device": ("设备", "device"),
+    "prose.fusion.col.dram": ("显存 TB/s", "device memory TB/s"),
+    "prose.fusion.col.fp32_ridge": ("FP32 拐点", "FP32 ridge point"),
+    "prose.fusion.col.bf16_ridge": ("bf16 张量核心拐点", "bf16 tensor-core ridge point"),
+    "prose.fusion.col.sep_min_us": ("分开 {mib} MiB 最短 μs", "separate {mib} MiB, min μs"),
+    "prose.fusion.col.fused_min_us": ("融合 {mib} MiB 最短 μs", "fused {mib} MiB, min μs"),
+    "prose.fusion.col.fits_l2": ("L2 装得下 {mib} MiB？", "{mib} MiB fits in L2?"),
+    "prose.fusion.col.path": ("路径", "path"),
+    "prose.fusion.col.max_err": ("与参考的最大绝对误差", "max abs. error vs reference"),
+    "prose.fusion.col.differing": ("与参考不同的元素", "elements differing from reference"),
+    "prose.fusion.col.plan": ("方案", "plan"),
+    "prose.fusion.col.kernels": ("kernel 数", "kernels"),
+    "prose.fusion.col.traffic": ("读写 MiB", "traffic MiB"),
+    "prose.fusion.col.peak": ("峰值 MiB", "peak MiB"),
+    "prose.fusion.col.first_writes": ("第一个 kernel 写出", "first kernel writes"),
+    "prose.fusion.path.fused": ("融合", "fused"),
+    "prose.fusion.path.separate": ("分开", "separate"),
+    "prose.fusion.mode.interpreted": (
+        "本次在 Triton 解释器里运行",
+        "This build ran it in the Triton interpreter",
+    ),
+    "prose.fusion.mode.gpu": ("本次是编译后在 GPU 上运行", "This build ran it compiled, on a GPU"),
+    "prose.fusion.plan.all_separate": ("三步完全分开", "all three separate"),
+    "prose.fusion.plan.first_two": ("只融合前两步", "first two fused"),
+    "prose.fusion.plan.last_two": (
+        "只融合后两步（原文未列）",
+        "last two fused (not in the article)",
+    ),
+    "prose.fusion.plan.all_fused": ("三步全融合", "all three fused"),
+    "prose.fusion.shared.separate": ("分开执行", "separate kernels"),
+    "prose.fusion.shared.fused": ("SiLU 与乘法融合", "SiLU and multiply fused"),
+    "prose.fusion.fig.separate": ("分开执行", "separate kernels"),
+    "prose.fusion.fig.fused": ("融合", "fused"),
+    "prose.fusion.fig.separate3": ("分开执行（3 个 kernel）", "separate (3 kernels)"),
+    "prose.fusion.fig.all_fused": ("全融合", "all fused"),
+    # ---- end of prose.fusion ------------------------------------------------------------------
+    # ---- prose.attention: chapter 3's glued words and table headers ------------------------
+    "prose.attention.col.tiles": ("查询块数(K、V 读几遍)", "query tiles (passes over K, V)"),
+    "prose.attention.col.traffic": ("流量 MiB", "traffic MiB"),
+    "prose.attention.col.block": ("块大小", "block size"),
+    "prose.attention.col.result": ("结果", "result"),
+    "prose.attention.col.difference": ("与整行计算之差", "difference from whole row"),
+    "prose.attention.col.causal": ("因果", "causal"),
+    "prose.attention.col.vs_standard": ("kernel 对标准实现", "kernel vs standard"),
+    "prose.attention.col.vs_fp64": ("kernel 对 fp64", "kernel vs fp64"),
+    "prose.attention.col.torch_fp64": ("同 dtype 的 PyTorch 对 fp64", "same-dtype PyTorch vs fp64"),
+    "prose.attention.no_running_max": ("不减最大值", "no running max"),
+    "prose.attention.where.interpreted": ("在 Triton 解释器里", "in the Triton interpreter"),
+    "prose.attention.where.gpu": ("编译到 GPU 上", "compiled for the GPU"),
+    "prose.attention.rule.all": ("每一行都满足", "every row satisfies"),
+    "prose.attention.rule.not_all": ("并非每一行都满足", "not every row satisfies"),
+    # ---- end of prose.attention ---------------------------------------------------------------
+    # ---- prose.bucketing: section 5.2's glued words and table headers -----------------------
+    "prose.bucketing.calls_one": ("{n} 次 {rows} 行", "{n} call of {rows} rows"),
+    "prose.bucketing.calls_many": ("{n} 次 {rows} 行", "{n} calls of {rows} rows"),
+    "prose.bucketing.col.rows": ("行数", "Rows"),
+    "prose.bucketing.col.calls": ("调用次数", "Calls"),
+    "prose.bucketing.col.bucket": ("补齐到的桶", "Padded to bucket"),
+    "prose.bucketing.col.executed": ("分桶后执行行数", "Rows executed (bucketed)"),
+    "prose.bucketing.col.strategy": ("策略", "Strategy"),
+    "prose.bucketing.col.executed_pad": ("执行行数（补齐）", "Rows executed (padding)"),
+    "prose.bucketing.col.mfu": ("执行利用率", "Executed utilisation"),
+    "prose.bucketing.col.rate": ("原文处理率 TFLOP/s", "Article's rate TFLOP/s"),
+    "prose.bucketing.col.time": ("每组时间 ms", "Time per group ms"),
+    "prose.bucketing.col.prep": ("准备时间 ms", "Preparation ms"),
+    "prose.bucketing.col.rate_over_mfu": ("原文处理率 ÷ 利用率", "Article's rate ÷ utilisation"),
+    "prose.bucketing.col.mfu_peak": ("利用率 × 峰值 TFLOP/s", "Utilisation × peak TFLOP/s"),
+    "prose.bucketing.col.time_peak": (
+        "每组时间 ms（利用率 × 峰值）",
+        "Time per group ms (utilisation × peak)",
+    ),
+    "prose.bucketing.col.useful_rate": ("有用处理率 TFLOP/s", "Useful rate TFLOP/s"),
+    "prose.bucketing.col.useful_mfu": ("有用 MFU", "Useful MFU"),
+    "prose.bucketing.rows_padding": ("{rows}（{pad}）", "{rows} ({pad})"),
+    "prose.bucketing.cost_gain": (
+        "补齐的代价 ×{cost}，利用率的收益 ÷{gain}",
+        "cost of padding ×{cost}, gain in utilisation ÷{gain}",
+    ),
+    "prose.bucketing.time_ratio": (
+        "时间之比 {ratio}（= {bucketed} / {generic} ms）",
+        "time ratio {ratio} (= {bucketed} / {generic} ms)",
+    ),
+    "prose.bucketing.verdict.still_faster": ("分桶仍更快", "bucketing is still faster"),
+    "prose.bucketing.verdict.now_slower": ("分桶反而更慢", "bucketing is now slower"),
+    "prose.bucketing.verdict.already_slower": (
+        "分桶已经比通用慢",
+        "bucketing is already slower than generic",
+    ),
+    "prose.bucketing.verdict.above": ("高于", "above"),
+    "prose.bucketing.verdict.not_above": ("不高于", "no higher than"),
+    # ---- end of prose.bucketing ---------------------------------------------------------------
+    # ---- prose.preconditions: chapter 7's glued words and table headers --------------------
+    "prose.preconditions.order.forward": ("正序", "forward"),
+    "prose.preconditions.order.backward": ("逆序", "backward"),
+    "prose.preconditions.order.sorted": ("排序后", "sorted"),
+    "prose.preconditions.order.pairwise": ("两两成对", "pairwise"),
+    "prose.preconditions.exact_sum": ("精确和 {exact}；fp32 下：", "exact sum {exact}; in fp32: "),
+    "prose.preconditions.one": ("一个", "one"),
+    "prose.preconditions.two": ("两个", "two"),
+    "prose.preconditions.separate": ("分开", "separate"),
+    "prose.preconditions.fused": ("silu+mul 融合", "silu+mul fused"),
+    "prose.preconditions.col.consumers": ("T 的消费者", "consumers of T"),
+    "prose.preconditions.col.plan": ("方案", "plan"),
+    "prose.preconditions.col.writes": ("各 kernel 写回", "written back, per kernel"),
+    "prose.preconditions.col.traffic": ("读写总量 MiB", "traffic MiB"),
+    "prose.preconditions.col.peak": ("峰值 MiB", "peak MiB"),
+    "prose.preconditions.col.dtype": (
+        "dtype(输入、输出与分开执行时的 T)",
+        "dtype (inputs, output, and T when separate)",
+    ),
+    "prose.preconditions.col.differ": (
+        "融合与分开执行结果不同的元素",
+        "elements where fused and separate differ",
+    ),
+    "prose.preconditions.col.distinct": ("不同结果数 / 次序数", "distinct results / orders"),
+    "prose.preconditions.col.spread": ("最大差", "largest difference"),
+    "prose.preconditions.col.exact": ("精确和", "exact sum"),
+    "prose.preconditions.col.shift": ("平移量", "shift"),
+    "prose.preconditions.col.no_max": (
+        "不减最大值 (without_running_max)",
+        "no running max (without_running_max)",
+    ),
+    "prose.preconditions.col.online": (
+        "在线 softmax (online_softmax)",
+        "online softmax (online_softmax)",
+    ),
+    "prose.preconditions.col.strategy": ("策略", "strategy"),
+    "prose.preconditions.col.executed_pad": ("执行行数（补齐）", "executed rows (padding)"),
+    "prose.preconditions.col.mfu": ("执行利用率", "executed utilisation"),
+    "prose.preconditions.col.time": ("每组时间 ms", "time per run, ms"),
+    "prose.preconditions.col.prep": ("准备时间 ms", "preparation, ms"),
+    "prose.preconditions.rows_padding": ("{rows}（{pad}）", "{rows} ({pad})"),
+    "prose.preconditions.from_n": ("{name}（自 n = {n} 起）", "{name} (from n = {n})"),
+    "prose.preconditions.edge.faster": ("仍略快", "is still slightly faster"),
+    "prose.preconditions.edge.slower": ("已经更慢", "is already slower"),
+    # ---- end of prose.preconditions -----------------------------------------------------------
+    # ---- prose.misconceptions: chapter 8's table of corrections ----------------------------
+    "prose.misconceptions.col.myth": ("误区", "Misconception"),
+    "prose.misconceptions.col.fix": ("更正", "Correction"),
+    "prose.misconceptions.myth.flops": ("融合减少 FLOPs", "Fusion reduces FLOPs"),
+    "prose.misconceptions.fix.flops": (
+        "对这条链 FLOPs 不变（两种方案各 {mc_elem_ops} 次逐元素运算）；"
+        "少的是中间张量的写回与读回（{mc_traffic_sep} → {mc_traffic_fused} MiB）。"
+        "重计算时融合反而多算，仍可更快",
+        "For this chain the FLOPs are unchanged ({mc_elem_ops} element-wise operations in "
+        "both plans); what goes is the write-back and re-read of intermediate tensors "
+        "({mc_traffic_sep} → {mc_traffic_fused} MiB). With recomputation, fusion does more "
+        "arithmetic and can still be faster",
+    ),
+    "prose.misconceptions.myth.peak": (
+        "融合也大幅降峰值显存",
+        "Fusion also cuts peak memory sharply",
+    ),
+    "prose.misconceptions.fix.peak": (
+        "读写 −{mc_traffic_saved} MiB，峰值只 −{mc_peak_saved} MiB",
+        "Traffic −{mc_traffic_saved} MiB, peak only −{mc_peak_saved} MiB",
+    ),
+    "prose.misconceptions.myth.replay": ("图重放能减少 kernel", "Graph replay reduces kernels"),
+    "prose.misconceptions.fix.replay": (
+        "{mc_kernels} → {mc_kernels_graph} 个 kernel，只把 {mc_launch_eager} 次提交变成 "
+        "{mc_launch_graph} 次",
+        "{mc_kernels} → {mc_kernels_graph} kernels; it only turns {mc_launch_eager} submissions "
+        "into {mc_launch_graph}",
+    ),
+    "prose.misconceptions.myth.bucketing": ("分桶是浪费算力", "Bucketing wastes compute"),
+    "prose.misconceptions.fix.bucketing": (
+        "多算 {mc_pad}；执行利用率 {mc_mfu_g} → {mc_mfu_b}，有用 MFU {mc_useful_g} → "
+        "{mc_useful_b}；每组 {mc_ms_g} → {mc_ms_b} ms",
+        "{mc_pad} extra work; executed utilisation {mc_mfu_g} → {mc_mfu_b}, useful MFU "
+        "{mc_useful_g} → {mc_useful_b}; {mc_ms_g} → {mc_ms_b} ms per run",
+    ),
+    "prose.misconceptions.myth.specialised": ("特化总是最好", "Specialisation is always best"),
+    "prose.misconceptions.fix.specialised": (
+        "少于约 {mc_gen_end} 组时通用最省；少于 {mc_spec_start} 组时逐形状特化都不是最省",
+        "Below about {mc_gen_end} runs generic is cheapest; below {mc_spec_start} runs "
+        "per-shape specialisation is never the cheapest",
+    ),
+    # ---- end of prose.misconceptions ----------------------------------------------------------
+    # ---- prose.recompute: chapter 6's comparison with the article --------------------------
+    "prose.recompute.col.line": ("行", "line"),
+    "prose.recompute.col.content": ("内容", "content"),
+    "prose.recompute.col.numbers": ("数字个数", "numbers"),
+    "prose.recompute.col.match": ("数字一致", "numbers match"),
+    "prose.recompute.col.whole": ("整行一致", "whole line matches (Chinese output)"),
+    "prose.recompute.quote_sep": ("”“", "”, “"),
+    "prose.recompute.lines_same": ("每一行都逐字相同", "every line is identical word for word"),
+    "prose.recompute.lines_differ": (
+        "逐字不同的是“{lines}”这几行：本书的输出沿用正文表格里的策略名（逐形状特化）和本书的标点，"
+        "原文的输出行写作“特化”",
+        "the lines that differ are “{lines}”: the book's output uses the strategy name of the "
+        "tables (per-shape specialisation), where the article's line has a shorter name "
+        "(literally “specialisation”)",
+    ),
+    "prose.recompute.verdict.faster": ("分桶更快", "bucketing is faster"),
+    "prose.recompute.verdict.slower": ("分桶更慢", "bucketing is slower"),
+    "prose.recompute.verdict.still_faster": ("分桶仍更快", "bucketing is still faster"),
+    "prose.recompute.verdict.now_slower": (
+        "分桶就比通用慢了",
+        "and bucketing is now slower than generic",
+    ),
+    # ---- end of prose.recompute ---------------------------------------------------------------
+    # ---- prose.audit: the audit appendix's table headers ----------------------------------
+    "prose.audit.col.verdict": ("判定", "Verdict"),
+    "prose.audit.col.claims": ("条数", "Claims"),
+    "prose.audit.total": ("合计", "Total"),
+    "prose.audit.col.section": ("节", "Section"),
+    "prose.audit.col.claim": ("说法（概述）", "Claim (summarised)"),
+    "prose.audit.col.article_claim": ("原文的说法", "The article's claim"),
+    "prose.audit.col.article": ("原文", "Article"),
+    "prose.audit.col.recomputed": ("复算", "Recomputed"),
+    "prose.audit.note": ("注", "note"),
+    "prose.audit.col.device": ("设备", "Device"),
+    "prose.audit.col.dram": ("显存 TB/s", "Device memory TB/s"),
+    "prose.audit.col.sep_bound": ("分开：下限 μs", "Separate: lower bound μs"),
+    "prose.audit.col.fused_bound": ("融合：下限 μs", "Fused: lower bound μs"),
+    "prose.audit.col.fits": ("工作集装得进 L2", "Working set fits in L2"),
+    # ---- end of prose.audit -------------------------------------------------------------------
+    # ---- prose.decision: section 5.3's words and table headers -----------------------------
+    "prose.decision.sep": ("：", ": "),
+    "prose.decision.cheapest_span": ("n ∈ {span}：{name}最省", "n ∈ {span}: {name} is cheapest"),
+    "prose.decision.version.a": ("A：原文取整", "A: article, rounded"),
+    "prose.decision.version.b": ("B：原文处理率，不取整", "B: article rates, unrounded"),
+    "prose.decision.version.c": ("C：利用率 × 峰值，不取整", "C: utilisation × peak, unrounded"),
+    "prose.decision.col.crossover": ("交叉", "crossover"),
+    "prose.decision.col.article": ("原文", "article"),
+    "prose.decision.col.version": ("版本", "version"),
+    "prose.decision.col.envelope": (
+        "下包络（最便宜的策略及其 n 区间）",
+        "lower envelope (cheapest strategy and its n interval)",
+    ),
+    "prose.decision.col.strategy": ("策略", "strategy"),
+    "prose.decision.col.total": ("n = {n} 时的总时间 ms", "total time at n = {n}, ms"),
+    "prose.decision.cheapest": ("（最省）", " (cheapest)"),
+    # ---- end of prose.decision ----------------------------------------------------------------
+    # ---- prose.compiler: chapter 4's words and table headers -------------------------------
+    "prose.compiler.order.forward": ("从左到右", "left to right"),
+    "prose.compiler.order.backward": ("从右到左", "right to left"),
+    "prose.compiler.order.sorted": ("排序后再加", "sorted, then added"),
+    "prose.compiler.order.pairwise": ("两两配对(树形)", "pairwise (tree)"),
+    "prose.compiler.col.ops": ("算子数", "Operators"),
+    "prose.compiler.col.plans": ("合法方案数", "Legal plans"),
+    "prose.compiler.col.barrier": (
+        "中间一个算子不可融合时",
+        "With one non-fusible operator in the middle",
+    ),
+    "prose.compiler.col.order": ("求和顺序", "Summation order"),
+    "prose.compiler.col.result": ("fp32 结果", "fp32 result"),
+    "prose.compiler.col.difference": ("与精确值之差", "Difference from exact"),
+    "prose.compiler.exact": ("精确值", "exact"),
+    "prose.compiler.exact_fp64": ("精确值(以 fp64 表示)", "exact (as fp64)"),
+    "prose.compiler.col.schedule": ("调度", "Schedule"),
+    "prose.compiler.col.map": ("映射", "Map"),
+    "prose.compiler.col.legal": ("合法", "Legal"),
+    "prose.compiler.col.broken": ("被破坏的依赖", "Dependences broken"),
+    "prose.compiler.schedule.unfused": ("分开执行", "unfused"),
+    "prose.compiler.schedule.fused": ("融合", "fused"),
+    "prose.compiler.schedule.swapped": ("融合，语句对调", "fused, statements swapped"),
+    "prose.compiler.same": ("相同", "the same"),
+    "prose.compiler.different": ("不同", "different"),
+    # ---- end of prose.compiler ----------------------------------------------------------------
+    # ---- prose.conclusion: chapter 1's two tables --------------------------------------------
+    "prose.conclusion.col.plane": ("平面", "Plane"),
+    "prose.conclusion.col.counted": ("计数对象", "What is counted"),
+    "prose.conclusion.col.plain": ("普通执行", "Plain execution"),
+    "prose.conclusion.col.optimised": ("优化后", "Optimised"),
+    "prose.conclusion.col.technique": ("手段", "Technique"),
+    "prose.conclusion.data_plane": ("数据面", "data plane"),
+    "prose.conclusion.control_plane": ("控制面", "control plane"),
+    "prose.conclusion.traffic": ("激活链读写（MiB）", "activation-chain traffic (MiB)"),
+    "prose.conclusion.submissions": ("三次 FFN 的主机提交", "host submissions, three FFN runs"),
+    "prose.conclusion.fusion": ("融合", "fusion"),
+    "prose.conclusion.replay": ("图重放", "graph replay"),
+    "prose.conclusion.bucketing": ("分桶", "bucketing"),
+    "prose.conclusion.specialised": ("逐形状特化", "per-shape specialisation"),
+    "prose.conclusion.col.mechanism": ("机制", "Mechanism"),
+    "prose.conclusion.col.reduces": ("减少的", "Reduces"),
+    "prose.conclusion.col.keeps": ("不减少的", "Does not reduce"),
+    "prose.conclusion.col.example": ("本书例子", "This book's example"),
+    "prose.conclusion.utilisation_plane": ("数据面（利用率）", "data plane (utilisation)"),
+    "prose.conclusion.useful_time": ("每单位有用工作的时间", "time per unit of useful work"),
+    "prose.conclusion.fusion_reduces": (
+        "kernel 数与中间张量的写回、重读",
+        "kernels, and writing out and re-reading intermediates",
+    ),
+    "prose.conclusion.fusion_keeps": ("FLOP（本例）", "FLOPs (in this example)"),
+    "prose.conclusion.fusion_example": ("激活链 {a} → {b} MiB", "activation chain {a} → {b} MiB"),
+    "prose.conclusion.replay_reduces": ("主机提交（launch）次数", "host submissions (launches)"),
+    "prose.conclusion.replay_keeps": ("kernel 数", "kernels"),
+    "prose.conclusion.bucketing_keeps": (
+        "执行的行数（反而多算）",
+        "rows executed (it computes more)",
+    ),
+    "prose.conclusion.bucketing_example": ("多算 {p}%", "{p}% extra rows"),
+    "prose.conclusion.specialised_keeps": ("准备时间（反而更长）", "preparation time (it grows)"),
+    "prose.conclusion.specialised_example": ("准备 {t} ms", "{t} ms preparation"),
+    # ---- end of prose.conclusion --------------------------------------------------------------
+    # ---- prose.gpu_primer: chapter 1.5's table headers and words ---------------------------
+    "prose.gpu_primer.col.device": ("设备", "device"),
+    "prose.gpu_primer.col.regs": ("每 SM 寄存器 KiB", "registers per SM, KiB"),
+    "prose.gpu_primer.col.smem": ("每 SM 共享内存 KiB", "shared memory per SM, KiB"),
+    "prose.gpu_primer.col.dram_gb": ("显存 GB", "device memory GB"),
+    "prose.gpu_primer.col.dram_tbs": ("显存 TB/s", "device memory TB/s"),
+    "prose.gpu_primer.col.bf16": (
+        "bf16 张量核心 TFLOP/s（稠密）",
+        "bf16 tensor cores TFLOP/s (dense)",
+    ),
+    "prose.gpu_primer.col.fp32": ("FP32 通用单元 TFLOP/s", "FP32 units TFLOP/s"),
+    "prose.gpu_primer.col.ratio": ("倍数", "ratio"),
+    "prose.gpu_primer.col.figure": ("数字", "figure"),
+    "prose.gpu_primer.col.source": ("出处", "source"),
+    "prose.gpu_primer.field.regs_per_sm_kib": ("寄存器", "registers"),
+    "prose.gpu_primer.field.smem_per_sm_kib": ("共享内存", "shared memory"),
+    "prose.gpu_primer.field.dram_gb": ("显存容量", "device memory size"),
+    "prose.gpu_primer.field.dram_tb_s": ("显存带宽", "device memory bandwidth"),
+    "prose.gpu_primer.fits": ("装得下", "fits"),
+    "prose.gpu_primer.does_not_fit": ("装不下", "does not fit"),
+    # ---- end of prose.gpu_primer --------------------------------------------------------------
+    # ---- prose.graph_replay: section 5.1's table headers -----------------------------------
+    "prose.graph_replay.col.config": ("配置", "Configuration"),
+    "prose.graph_replay.col.host": ("主机提交", "Host submissions"),
+    "prose.graph_replay.col.kernels": ("设备 kernel", "Device kernels"),
+    # ---- end of prose.graph_replay ------------------------------------------------------------
+    # ---- prose.persistent: section 5.4's words and table headers ---------------------------
+    "prose.persistent.col.device": ("设备", "device"),
+    "prose.persistent.col.sms": ("SM 数", "SMs"),
+    "prose.persistent.col.per_tile": ("每块一个程序：程序数", "one program per tile: programs"),
+    "prose.persistent.col.persistent": ("常驻：程序数", "persistent: programs"),
+    "prose.persistent.col.tiles": ("每个常驻程序处理的块数", "tiles per persistent program"),
+    "prose.persistent.where.interpreted": (
+        "在 Triton 解释器里运行",
+        "running in the Triton interpreter",
+    ),
+    "prose.persistent.where.gpu": ("编译到 GPU 运行", "compiled for the GPU"),
+    "prose.persistent.schedule": (
+        "{how}：{r.programs} 个程序处理 {r.tiles} 块",
+        "{how}: {r.programs} programs for {r.tiles} tiles",
+    ),
+    "prose.persistent.per_tile": ("每块一个程序", "one program per tile"),
+    "prose.persistent.persistent": ("常驻", "persistent"),
+    "prose.persistent.bitwise": ("逐位相等：", "bitwise equal:"),
+    # ---- end of prose.persistent --------------------------------------------------------------
+    # ---- prose.self_test: chapter 9's traced softmax ---------------------------------------
+    "prose.self_test.step": (
+        "第 {n} 个：r = {r}，m = {m}，ℓ = {l}，u = {u}",
+        "score {n}: r = {r}, m = {m}, ℓ = {l}, u = {u}",
+    ),
+    # ---- end of prose.self_test ---------------------------------------------------------------
+    # ---- prose.site: the site appendix's table headers and verdicts ------------------------
+    "prose.site.col.page": ("页面", "Page"),
+    "prose.site.col.requests": ("请求数", "Requests"),
+    "prose.site.col.first": ("首次打开（KB）", "First load (KB)"),
+    "prose.site.col.largest": ("最大的两个文件（KB）", "Two largest files (KB)"),
+    "prose.site.file": ("{name}（{kb}）", "{name} ({kb})"),
+    "prose.site.met": ("达到", "met"),
+    "prose.site.missed": ("未达到", "missed"),
+    # ---- end of prose.site --------------------------------------------------------------------
+    # ---- prose.measure: the measure-yourself appendix's words and table headers ------------
+    "prose.measure.col.event": ("分析器事件", "profiler event"),
+    "prose.measure.col.eager": ("普通执行", "eager"),
+    "prose.measure.col.timing": ("计时方式", "timing"),
+    "prose.measure.col.median": ("中位数 μs", "median μs"),
+    "prose.measure.col.gb_s": ("按字节模型折合 GB/s", "GB/s by the byte model"),
+    "prose.measure.flushed": ("每次之前清空缓存", "caches flushed before each"),
+    "prose.measure.warm": ("不清空", "not flushed"),
+    "prose.measure.overlap": (
+        "中位数之比 {ratio}，但两组的 p20–p80 区间重叠：这次构建时机器太忙，分不出快慢",
+        "a ratio of medians of {ratio}, but the two p20–p80 ranges overlap: the machine was "
+        "too busy during this build to tell them apart",
+    ),
+    "prose.measure.apart": (
+        "清空后慢了 {ratio} 倍，两组的 p20–p80 区间不重叠",
+        "{ratio} times slower flushed, and the p20–p80 ranges do not overlap",
+    ),
+    "prose.measure.fits": ("装得下", "fits"),
+    "prose.measure.does_not_fit": ("装不下", "does not fit"),
+    # ---- end of prose.measure -----------------------------------------------------------------
 }
 
 

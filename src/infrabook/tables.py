@@ -45,9 +45,13 @@ def number_text(value: Any, spec: str | None = None) -> str:
     ['—', '18', '1,234,567', '0.500', '3.14', '48.0', '1,536', '1e-07', 'a']
     >>> number_text(Fraction(7, 3)), number_text(float("nan"))
     ('7/3', '—')
+    >>> type(number_text(Markup("`x`"))).__name__
+    'Markup'
     """
     if value is None:
         return "—"
+    if isinstance(value, Markup):  # markup the book writes stays markup in a Table
+        return value
     if isinstance(value, bool):
         return text("word.yes" if value else "word.no")
     tolist = getattr(value, "tolist", None)  # numpy arrays, without importing numpy here
