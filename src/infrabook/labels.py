@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from infrabook.i18n import LANGUAGES, language, translate
 
-__all__ = ["IN_CONTEXT", "LABELS", "LANGUAGES", "group", "language", "pick", "text"]
+__all__ = ["IN_CONTEXT", "LABELS", "LANGUAGES", "group", "language", "text"]
 
 # Labels whose Chinese another label shares but whose English differs: their key is the
 # message's context (msgctxt) in the catalogue. Every other label is translated by its
@@ -81,6 +81,10 @@ IN_CONTEXT = frozenset(
         "timeline.lane.device",
         "prose.measure.col.eager",
         "prose.conclusion.col.plain",
+        "prose.records.col.record",
+        "bench.col.record",
+        "prose.records.col.commit",
+        "ui.commit",
     }
 )
 
@@ -712,6 +716,22 @@ LABELS: dict[str, str] = {
     # ---- end of FlashAttention tiling and the decision guide ----------------------------------
     # ---- prose: words the pages' glued values share ---------------------------------------
     "prose.list_sep": "、",
+    # ---- prose.records: words the pages' benchmark-record cells glue -----------------------
+    "prose.records.live": "本次构建现场运行",
+    "prose.records.reduced": "缩小尺寸",
+    "prose.records.full": "完整尺寸",
+    "prose.records.col.record": "记录",
+    "prose.records.col.experiments": "测过的实验",
+    "prose.records.col.dates": "测量日期（UTC）",
+    "prose.records.col.commit": "提交",
+    "prose.records.compile_path": "torch.compile 生成的循环",
+    "prose.records.bucketing_slower": "比通用更慢",
+    "prose.records.bucketing_faster": "仍比通用快",
+    "prose.records.bucketing_cheap_prep": (
+        "分桶的准备时间比通用还短，每组时间却更长，所以只有运行不到 {gb} 组时它才更省，"
+        "也就是说连一组都撑不过"
+    ),
+    "prose.records.both_lines_here": "两条实测直线的截距与斜率都来自这台机器",
     # ---- prose.fusion: chapter 2's glued words, tables and figure labels -------------------
     "prose.fusion.none": "无",
     "prose.fusion.col.device": "设备",
@@ -1042,25 +1062,3 @@ def group(prefix: str, lang: str | None = None) -> dict[str, str]:
     """
     start = f"{prefix}."
     return {k.removeprefix(start): text(k, lang) for k in LABELS if k.startswith(start)}
-
-
-def pick(zh: str, en: str, lang: str | None = None) -> str:
-    """One of a page's own two wordings, in ``lang`` (the build's language by default).
-
-    For the few words a page's hidden cells put into its tables and glued sentences; the
-    package's own words are keys in this module. An executed cell chooses, so each edition's
-    outputs are in its own language.
-
-    >>> pick("分开执行", "separate", lang="zh"), pick("分开执行", "separate", lang="en")
-    ('分开执行', 'separate')
-    >>> pick("分开执行", "", lang="en")
-    Traceback (most recent call last):
-    ...
-    ValueError: pick('分开执行', ''): both wordings are needed
-    """
-    if not zh or not en:
-        raise ValueError(f"pick({zh!r}, {en!r}): both wordings are needed")
-    lang = lang or language()
-    if lang not in LANGUAGES:
-        raise ValueError(f"lang={lang!r}: expected one of {', '.join(LANGUAGES)}")
-    return zh if lang == "zh" else en
