@@ -1,12 +1,22 @@
-"""Every experiment of the suite, CPU ones first, in the order the pages show them."""
+"""Every experiment of the suite, listed: CPU ones first, in the order the pages show them."""
 
 from __future__ import annotations
 
-from infrabook.bench import cpu, gpu  # noqa: F401 - declaring them registers them
-from infrabook.bench.experiment import REGISTERED, Experiment
+from infrabook.bench import attention, fusion, launches, persistent, shapes
+from infrabook.bench.experiment import Experiment
 
 EXPERIMENTS: dict[str, Experiment] = {
-    e.name: e for e in sorted(REGISTERED.values(), key=lambda e: e.device != "cpu")
+    e.name: e
+    for e in (
+        fusion.fusion,
+        attention.attention_memory,
+        launches.launches,
+        shapes.shapes,
+        fusion.gpu_swiglu,
+        attention.gpu_flash,
+        launches.gpu_graphs,
+        persistent.gpu_persistent,
+    )
 }
 CPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cpu")
 GPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cuda")
