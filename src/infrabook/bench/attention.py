@@ -15,7 +15,7 @@ import torch
 
 from infrabook import config
 from infrabook.attention_sizes import attention_flop, attention_sizes
-from infrabook.bench.cuda import Rig, bf16, profile_for
+from infrabook.bench.cuda import Rig, bf16, datasheet, profile_for
 from infrabook.bench.entry import Compared, Params, Results, Target
 from infrabook.bench.experiment import Measured, experiment, log, table
 from infrabook.bench.timing import Timing
@@ -158,6 +158,10 @@ class FlashRow:
         """Triton's throughput over SDPA's."""
         return self.tflop_s("flash") / self.tflop_s("sdpa")
 
+    def pct_of(self, peak_tflop_s: float) -> float:
+        """Triton's TFLOP/s as a percentage of ``peak_tflop_s``."""
+        return 100 * self.tflop_s("flash") / peak_tflop_s
+
 
 @dataclass(frozen=True)
 class FlashResults(Results):
@@ -169,26 +173,21 @@ class FlashResults(Results):
         """By L: Triton's TFLOP/s as a share of the GPU's bf16 datasheet peak (model: 100 %,
         the roofline's ceiling for a compute-bound kernel; only for a GPU ``conf/`` has a
         profile of) and Triton's throughput over SDPA's, without a model."""
-        spec = profile_for(device["name"])
-        peak = spec.bf16_dense_tflops.value if spec else None
+        peak = datasheet(device, "bf16_dense_tflops")
         rows: Compared = {}
         for r in self.per_seq_len:
             if peak:
-                rows[text("bench.cmp.pct_peak_at", L=r.seq_len)] = (
-                    100.0,
-                    100 * r.tflop_s("flash") / peak,
-                )
+                rows[text("bench.cmp.pct_peak_at", L=r.seq_len)] = (100.0, r.pct_of(peak))
             rows[text("bench.cmp.vs_sdpa", L=r.seq_len)] = (None, r.ratio)
         return rows
 
     def tables(self, params: Params, device: Params) -> list[Table]:
         """Times, rates and their ratio by L, with the share of the bf16 peak that
         ``conf/hardware.toml`` gives for this GPU (none for a GPU it has no profile of)."""
-        spec = profile_for(device["name"])
-        peak = spec.bf16_dense_tflops.value if spec else None
+        peak = datasheet(device, "bf16_dense_tflops")
         rows = (
             (r.seq_len, r.batch, r.flash.ms, r.tflop_s("flash"), r.sdpa.ms, r.tflop_s("sdpa"))
-            + (r.sdpa_backend, r.ratio, 100 * r.tflop_s("flash") / peak if peak else None)
+            + (r.sdpa_backend, r.ratio, r.pct_of(peak) if peak else None)
             + (r.max_abs_diff_vs_sdpa,)
             for r in self.per_seq_len
         )

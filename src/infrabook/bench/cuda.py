@@ -258,6 +258,17 @@ def profile_for(name: str) -> config.Device | None:
     return next((d for d in profiles if any(re.fullmatch(p, short) for p in d.cuda_names)), None)
 
 
+def datasheet(device: dict[str, Any], quantity: str) -> float | None:
+    """A figure (``bf16_dense_tflops``, ``dram_tb_s``) of the ``conf/hardware.toml`` profile
+    of the GPU that ``device`` names; None for a GPU it has no profile of.
+
+    >>> datasheet({"name": "NVIDIA H200"}, "dram_tb_s"), datasheet({"name": "x"}, "dram_tb_s")
+    (4.8, None)
+    """
+    spec = profile_for(device["name"])
+    return getattr(spec, quantity).value if spec else None
+
+
 def bf16(rig: Rig, *shape: int, n: int = 2) -> tuple[torch.Tensor, ...]:
     """``n`` seeded bf16 inputs of one shape."""
     gen = torch.Generator(device=rig.device).manual_seed(0)

@@ -137,11 +137,9 @@ class LaunchResults(Results):
         """Dispatches counted, beside the article's kernel counts."""
         article = {c.name: c.kernels for c in article_launch_counts()}
         counted = (("eager", self.eager), ("fused", self.fused))
+        what = {n: text(f"bench.launches.{n}") for n, _ in counted}
         return {
-            text("bench.cmp.dispatches", what=text(f"bench.launches.{n}")): (
-                article[n],
-                c.dispatches,
-            )
+            text("bench.cmp.dispatches", what=what[n]): (article[n], c.dispatches)
             for n, c in counted
         }
 

@@ -10,7 +10,7 @@ from functools import partial
 import torch
 
 from infrabook import config
-from infrabook.bench.cuda import Rig, bf16, profile_for
+from infrabook.bench.cuda import Rig, bf16, datasheet
 from infrabook.bench.entry import Compared, Params, Results
 from infrabook.bench.experiment import Measured, experiment, log, table
 from infrabook.bench.timing import Timing
@@ -43,8 +43,7 @@ class PersistentResults(Results):
         """Each variant's bandwidth as a share of the GPU's datasheet DRAM bandwidth (model:
         100 %, a memory-bound kernel at DRAM speed; only for a GPU ``conf/`` has a profile
         of, else its GB/s without a model)."""
-        spec = profile_for(device["name"])
-        dram = spec.dram_tb_s.value if spec else None
+        dram = datasheet(device, "dram_tb_s")
         rows: Compared = {}
         for n, v in self.variants.items():
             gb_s = v.timing.gb_s(self.model_bytes)
