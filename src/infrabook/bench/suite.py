@@ -5,19 +5,19 @@ from __future__ import annotations
 from infrabook.bench import attention, fusion, launches, persistent, shapes
 from infrabook.bench.experiment import Experiment
 
-EXPERIMENTS: dict[str, Experiment] = {
-    e.name: e
-    for e in (
-        fusion.fusion,
-        attention.attention_memory,
-        launches.launches,
-        shapes.shapes,
-        fusion.gpu_swiglu,
-        attention.gpu_flash,
-        launches.gpu_graphs,
-        persistent.gpu_persistent,
-    )
-}
+_LISTED = (
+    fusion.fusion,
+    attention.attention_memory,
+    launches.launches,
+    shapes.shapes,
+    fusion.gpu_swiglu,
+    attention.gpu_flash,
+    launches.gpu_graphs,
+    persistent.gpu_persistent,
+)
+EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _LISTED}
+if len(EXPERIMENTS) < len(_LISTED):  # a record keys its entries by name
+    raise ValueError(f"two experiments share a name: {[e.name for e in _LISTED]}")
 CPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cpu")
 GPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cuda")
 
