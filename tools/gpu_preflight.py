@@ -11,26 +11,26 @@ import sys
 
 import torch
 
-from infrabook.bench import gpu, host
+from infrabook.bench import attention, cuda, host
 
 
 def main() -> int:
     """Print what the run will compare; 2 when it must not start."""
     print("versions:", host.versions())
     print("TORCH_CUDNN_SDPA_DEPRIORITIZED:", os.environ.get("TORCH_CUDNN_SDPA_DEPRIORITIZED"))
-    reason = gpu.unavailable_reason()
+    reason = cuda.unavailable_reason()
     if reason:
         print(f"{reason}: every GPU experiment will be recorded as skipped")
         return 0
     try:
-        gpu.check_native()
-    except gpu.RigError as err:
+        cuda.check_native()
+    except cuda.RigError as err:
         print(f"refused: {err}", file=sys.stderr)
         return 2
-    print("device:", gpu.gpu_info())
+    print("device:", cuda.gpu_info())
     heads, head_dim, seq_len = 16, 128, 8192  # gpu_flash at the target's L (batch 2)
     q = torch.randn(2, heads, seq_len, head_dim, device="cuda", dtype=torch.bfloat16)
-    print(f"sdpa backend at L={seq_len}, d={head_dim}, bf16:", gpu.sdpa_backend(q, q, q))
+    print(f"sdpa backend at L={seq_len}, d={head_dim}, bf16:", attention.sdpa_backend(q, q, q))
     return 0
 
 

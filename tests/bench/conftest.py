@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from infrabook.bench import gpu, host
+from infrabook.bench import cuda, host
 from infrabook.bench.timing import Timing
 
 
@@ -49,4 +49,4 @@ def dry():
             "kernel_names": {},
         }
 
-    return gpu.Rig("cpu", info, timing, timing, lambda fn: fn, profile, lambda: None)
+    return cuda.Rig("cpu", info, timing, timing, lambda fn: fn, profile, lambda: None)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infrabook.bench import cpu, host, report
-from infrabook.bench.cpu import peak_bytes
-from infrabook.bench.dispatch import FFN, count_runs
+from infrabook.bench import attention, fusion, host, launches, report, shapes
+from infrabook.bench.attention import peak_bytes
+from infrabook.bench.launches import FFN, count_runs
 from infrabook.bench.timing import Timing
 from infrabook.labels import text
 from infrabook.reference_attention import blockwise_attention, naive_attention
@@ -80,7 +80,7 @@ def test_dispatch_counter_counts_18_eager_and_15_fused():
 
 
 def test_launches_entry_takes_its_numbers_from_the_counter():
-    e = cpu.launches(rows=2, d_model=8, d_ff=16)
+    e = launches.launches(rows=2, d_model=8, d_ff=16)
     assert (e.results.eager.dispatches, e.results.fused.dispatches) == (18, 15)
     assert e.params == {"runs": 3, "rows": 2, "d_model": 8, "d_ff": 16} | {
         "fused_op": "infrabook_bench::swiglu (torch.library.custom_op)"
@@ -90,7 +90,7 @@ def test_launches_entry_takes_its_numbers_from_the_counter():
 
 
 def test_fusion_live_structure():
-    e = cpu.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=False)
+    e = fusion.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=False)
     assert e.status == "ok" and e.provenance.quick
     paths = e.results.paths
     assert paths["eager"].allclose is True and paths["copy"].allclose is None
@@ -104,14 +104,14 @@ def test_fusion_live_structure():
 
 
 def test_attention_memory_live_structure():
-    e = cpu.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32, block_k=16)
+    e = attention.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32, block_k=16)
     assert all(r.allclose for r in e.results.per_seq_len)
     assert e.targets[0].met is None  # L=8192 not measured
     assert e.results.per_seq_len[1].predicted_naive_bytes == 2 * 128 * 128 * 4 + 128 * 16 * 4
 
 
 def test_shapes_live_structure_without_prep():
-    e = cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
+    e = shapes.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
     generic, bucketed = e.tables[1].rows  # strategy, rows executed, padding %, ...
     assert generic[1:3] == (88, 0.0)  # 8 x 4 + 24 + 32
     assert bucketed[1] == 128  # 8 x 8 + 32 + 32
@@ -123,41 +123,41 @@ def test_methods_are_described_from_params_in_either_language(monkeypatch):
     def no_compiler(*args):
         raise RuntimeError("no C++ compiler\nmore detail")
 
-    monkeypatch.setattr(cpu, "_compile_prep", no_compiler)
-    shapes = cpu.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="compile")
-    assert shapes.params["compile_error"] == "RuntimeError: no C++ compiler"
-    fusion = cpu.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=True)
-    assert fusion.params["flush_mib"] >= 64
+    monkeypatch.setattr(shapes, "_compile_prep", no_compiler)
+    shaped = shapes.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="compile")
+    assert shaped.params["compile_error"] == "RuntimeError: no C++ compiler"
+    fused = fusion.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=True)
+    assert fused.params["flush_mib"] >= 64
     for lang in ("zh", "en"):
         monkeypatch.setenv("INFRABOOK_LANG", lang)
-        said = shapes.results.method(shapes.params)
+        said = shaped.results.method(shaped.params)
         assert text("bench.method.interleaved", reps=1, warmup=0) in said
         assert text("bench.method.prep_failed", error="RuntimeError: no C++ compiler") in said
-        flush = text("bench.method.flush", mib=fusion.params["flush_mib"])
-        assert flush in fusion.results.method(fusion.params)
+        flush = text("bench.method.flush", mib=fused.params["flush_mib"])
+        assert flush in fused.results.method(fused.params)
     assert "median of 1 timed reps" in said and "中位数" not in said  # English, the last one
-    none = cpu.shapes(rows=(4,), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
+    none = shapes.shapes(rows=(4,), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
     assert text("bench.method.prep_none") in none.results.method(none.params)
 
 
 @pytest.mark.parametrize(
     ("call", "needle"),
     [
-        (lambda: cpu.launches(runs=0), "runs must be a positive integer, got 0"),
+        (lambda: launches.launches(runs=0), "runs must be a positive integer, got 0"),
         (
-            lambda: cpu.attention_memory(seq_lens=(8,), block_q=0),
+            lambda: attention.attention_memory(seq_lens=(8,), block_q=0),
             "block_q must be a positive integer, got 0",
         ),
         (
-            lambda: cpu.attention_memory(seq_lens=(8,), block_k=-1),
+            lambda: attention.attention_memory(seq_lens=(8,), block_k=-1),
             "block_k must be a positive integer, got -1",
         ),
-        (lambda: cpu.fusion(rows=0), "rows must be a positive integer, got 0"),
-        (lambda: cpu.shapes(scale=0, prep="none"), "scale must be a positive integer, got 0"),
-        (lambda: cpu.shapes(rows=(4, 0)), "rows must be a positive integer, got 0"),
-        (lambda: cpu.shapes(rows=()), "rows must name at least one size"),
-        (lambda: cpu.attention_memory(seq_lens=()), "seq_lens must name at least one size"),
-        (lambda: cpu.shapes(prep="jit"), "prep must be 'none' or 'compile', got 'jit'"),
+        (lambda: fusion.fusion(rows=0), "rows must be a positive integer, got 0"),
+        (lambda: shapes.shapes(scale=0, prep="none"), "scale must be a positive integer, got 0"),
+        (lambda: shapes.shapes(rows=(4, 0)), "rows must be a positive integer, got 0"),
+        (lambda: shapes.shapes(rows=()), "rows must name at least one size"),
+        (lambda: attention.attention_memory(seq_lens=()), "seq_lens must name at least one size"),
+        (lambda: shapes.shapes(prep="jit"), "prep must be 'none' or 'compile', got 'jit'"),
     ],
 )
 def test_bad_sizes_are_refused_not_replaced_by_defaults(call, needle):
@@ -173,8 +173,8 @@ def test_peak_estimate_counts_the_widest_vector_unit(monkeypatch, flags, per_cyc
     monkeypatch.setattr(
         host, "cpu_info", lambda: {"vector": flags, "mhz": 2000.0, "usable_cores": 3}
     )
-    params = {"peak_basis": cpu._peak_basis()}
-    assert cpu.ShapesResults.est_peak_gflop_s(params) == pytest.approx(3 * 2.0 * per_cycle)
+    params = {"peak_basis": shapes._peak_basis()}
+    assert shapes.ShapesResults.est_peak_gflop_s(params) == pytest.approx(3 * 2.0 * per_cycle)
     assert params["peak_basis"]["per_cycle"] == per_cycle
 
 
@@ -182,14 +182,14 @@ def test_peak_estimate_is_unknown_without_vector_flags(monkeypatch):
     monkeypatch.setattr(
         host, "cpu_info", lambda: {"vector": ["neon"], "mhz": 2000.0, "usable_cores": 3}
     )
-    assert cpu._peak_basis() is None
-    assert cpu.ShapesResults.est_peak_gflop_s({"peak_basis": None}) is None
+    assert shapes._peak_basis() is None
+    assert shapes.ShapesResults.est_peak_gflop_s({"peak_basis": None}) is None
 
 
 def test_crossovers_from_measured_lines():
-    prep = cpu.Prep(0.0, (100.0,), {"8": 400.0}, {})
+    prep = shapes.Prep(0.0, (100.0,), {"8": 400.0}, {})
     fast, slow = Timing(0.0124, 0.012, 0.013), Timing(0.017, 0.0165, 0.0175)
-    results = cpu.ShapesResults({}, {"generic": slow, "bucketed": fast}, prep)
+    results = shapes.ShapesResults({}, {"generic": slow, "bucketed": fast}, prep)
     (((a, b), (runs, tie)),) = results.crossovers().items()
     assert (a, b, round(runs), tie) == ("generic", "bucketed", 65, False)
     assert results._meaning(a, b, runs) == text(
@@ -198,15 +198,15 @@ def test_crossovers_from_measured_lines():
         runs="65.2",
         fast=text("bench.strategy.bucketed"),
     )
-    results = cpu.ShapesResults({}, {"generic": fast, "bucketed": slow}, prep)
+    results = shapes.ShapesResults({}, {"generic": fast, "bucketed": slow}, prep)
     (((a, b), (runs, tie)),) = results.crossovers().items()
     assert round(runs, 1) == -65.2 and not results.shown_crossing(runs, tie)
     overlapping = {"generic": Timing(0.017, 0.015, 0.021), "bucketed": Timing(0.02, 0.019, 0.022)}
-    results = cpu.ShapesResults({}, overlapping, prep)
+    results = shapes.ShapesResults({}, overlapping, prep)
     assert (
         results.crossovers()["generic", "bucketed"][1] is True
     )  # no samples: the p20-p80 ranges overlap
-    same = cpu.ShapesResults({}, {"generic": fast, "bucketed": fast}, prep)
+    same = shapes.ShapesResults({}, {"generic": fast, "bucketed": fast}, prep)
     assert same.crossovers()["generic", "bucketed"][0] is None
 
 
@@ -228,8 +228,8 @@ def _crossing_rows(results, params):
 )
 def test_the_crossover_table_lists_only_positive_crossings_beyond_noise(generic, bucketed, shown):
     """#26: the committed record's -1,121-group crossing was a row of this table."""
-    prep = cpu.Prep(0.0, (100.0,), {"8": 400.0}, {})
-    results = cpu.ShapesResults({"8": generic}, {"generic": generic, "bucketed": bucketed}, prep)
+    prep = shapes.Prep(0.0, (100.0,), {"8": 400.0}, {})
+    results = shapes.ShapesResults({"8": generic}, {"generic": generic, "bucketed": bucketed}, prep)
     params = {"calls": ((8, 1),), "buckets": (8,), "k": 4, "n": 4, "peak_basis": None}
     rows = _crossing_rows(results, params)
     assert [round(r[1], 1) for r in rows] == ([65.2] if shown else [])

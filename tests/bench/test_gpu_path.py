@@ -22,9 +22,20 @@ import triton.testing
 
 import infrabook.kernels  # noqa: F401 - decides interpreting before a test fakes CUDA
 from infrabook import config
-from infrabook.bench import cpu, gpu, host, record, run
+from infrabook.bench import (
+    attention,
+    cuda,
+    fusion,
+    host,
+    launches,
+    persistent,
+    record,
+    run,
+    shapes,
+    timing,
+)
 from infrabook.bench.experiment import Measured
-from infrabook.bench.registry import get
+from infrabook.bench.suite import get
 from infrabook.bench.timing import Timing
 from infrabook.serialise import jsonable
 
@@ -75,7 +86,7 @@ def _run(events_211):
         for e in events_211
     ]
     events_213.append(Event213("[memory]", None))  # not from Kineto: no activity type
-    return gpu._classify(events_211), gpu._classify(events_213)
+    return cuda._classify(events_211), cuda._classify(events_213)
 
 
 def test_kernels_are_counted_alike_in_torch_2_11_and_2_13_events():
@@ -108,17 +119,17 @@ _T = Timing(1e-3, 9e-4, 1.1e-3)
 
 def _shapes(median_s=1e-3):
     t = Timing(median_s, 9e-4, 1.1e-3)
-    return Measured(cpu.ShapesResults({"4": t}, {"generic": _T, "bucketed": _T}))
+    return Measured(shapes.ShapesResults({"4": t}, {"generic": _T, "bucketed": _T}))
 
 
 def _fusion(median_s):
-    eager = cpu.FusionPath(8, False, Timing(median_s, 9e-4, 1.1e-3), True)
-    return Measured(cpu.FusionResults({"eager": eager}))
+    eager = fusion.FusionPath(8, False, Timing(median_s, 9e-4, 1.1e-3), True)
+    return Measured(fusion.FusionResults({"eager": eager}))
 
 
 def test_a_nan_result_fails_its_experiment_alone_naming_the_field(bench_dir, monkeypatch, caplog):
-    monkeypatch.setattr(cpu.fusion, "run", lambda **kw: _fusion(float("nan")))
-    monkeypatch.setattr(cpu.shapes, "run", lambda **kw: _shapes())
+    monkeypatch.setattr(fusion.fusion, "run", lambda **kw: _fusion(float("nan")))
+    monkeypatch.setattr(shapes.shapes, "run", lambda **kw: _shapes())
     assert run.main(["--only", "fusion", "shapes"]) == 1
     assert "fusion: FAILED" in caplog.text
     assert "record.experiments.fusion.results.paths.eager.timing.median_s is nan" in caplog.text
@@ -131,8 +142,8 @@ def test_an_unreadable_record_fails_each_experiment_without_stopping_the_run(
 ):
     bench_dir.mkdir(parents=True)
     (bench_dir / f"{HERE}.json").write_text('{"schema": 5, "experiments": {')
-    monkeypatch.setattr(cpu.fusion, "run", lambda **kw: _fusion(1e-3))
-    monkeypatch.setattr(cpu.shapes, "run", lambda **kw: _shapes())
+    monkeypatch.setattr(fusion.fusion, "run", lambda **kw: _fusion(1e-3))
+    monkeypatch.setattr(shapes.shapes, "run", lambda **kw: _shapes())
     assert run.main(["--only", "fusion", "shapes"]) == 1
     failures = [r for r in caplog.records if "FAILED" in r.getMessage()]
     assert [r.getMessage().split(":")[0] for r in failures] == ["fusion", "shapes"]
@@ -144,7 +155,7 @@ def test_an_unreadable_record_fails_each_experiment_without_stopping_the_run(
 
 _FAKE_SUITE = """
 import os, sys, time
-from infrabook.bench import cpu, host, run
+from infrabook.bench import fusion, host, run, shapes
 from infrabook.bench.experiment import Measured
 from infrabook.bench.timing import Timing
 
@@ -157,9 +168,9 @@ def hang(**kw):
         f.write(str(os.getpid()))
     time.sleep(600)
 
-cpu.fusion.run = hang
-results = cpu.ShapesResults({{"4": t}}, {{"generic": t, "bucketed": t}})
-cpu.shapes.run = lambda **kw: Measured(results)
+fusion.fusion.run = hang
+results = shapes.ShapesResults({{"4": t}}, {{"generic": t, "bucketed": t}})
+shapes.shapes.run = lambda **kw: Measured(results)
 sys.exit(run.main(sys.argv[1:]))
 """
 
@@ -189,7 +200,7 @@ def test_a_time_limit_needs_isolation(capsys):
 
 
 def test_every_experiment_has_a_time_limit_and_the_gpu_ones_fit_eight_minutes():
-    from infrabook.bench.registry import EXPERIMENTS, GPU_EXPERIMENTS
+    from infrabook.bench.suite import EXPERIMENTS, GPU_EXPERIMENTS
 
     assert all(e.limit_s > 0 for e in EXPERIMENTS.values())
     # tools/gpu-run.sh: the experiments' limits plus 120 s of GPU tests, within 8 minutes
@@ -205,8 +216,8 @@ def fake_cuda(monkeypatch):
 
 
 def test_the_rig_refuses_the_interpreter_when_a_gpu_is_present(fake_cuda, bench_dir):
-    with pytest.raises(gpu.RigError, match="TRITON_INTERPRET"):
-        gpu.rig()
+    with pytest.raises(cuda.RigError, match="TRITON_INTERPRET"):
+        cuda.rig()
     with pytest.raises(SystemExit) as stop:
         run.main(["--only", "gpu_persistent", "--isolate"])
     message = str(stop.value.code)
@@ -222,7 +233,7 @@ def test_the_sdpa_backend_that_ran_is_recorded_per_length(dry, monkeypatch):
 
     cudnn = SDPBackend.CUDNN_ATTENTION
     monkeypatch.setattr(torch, "_fused_sdp_choice", lambda q, k, v: int(cudnn.value))
-    e = gpu.gpu_flash(rig=dry, seq_lens=(16, 32), heads=1, tokens=32, head_dim=16)
+    e = attention.gpu_flash(rig=dry, seq_lens=(16, 32), heads=1, tokens=32, head_dim=16)
     assert [r.sdpa_backend for r in e.results.per_seq_len] == ["CUDNN_ATTENTION"] * 2
     assert e.tables[0].rows[0][6] == "CUDNN_ATTENTION"
 
@@ -268,7 +279,7 @@ def test_gpu_info_has_the_clocks_from_nvml(monkeypatch):
     )
     monkeypatch.setitem(sys.modules, "pynvml", nvml)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: _props())
-    info = gpu.gpu_info()
+    info = cuda.gpu_info()
     assert asked == ["00000000:1b:00.0"]
     assert info["driver"] == "580.65" and info["sm_count"] == 132
     assert (info["sm_clock_mhz"], info["max_sm_clock_mhz"], info["mem_clock_mhz"]) == (
@@ -286,15 +297,17 @@ def test_gpu_clocks_from_nvidia_smi_without_nvml(monkeypatch):
         calls.append(command)
         return subprocess.CompletedProcess(command, 0, stdout="1980, 1980, 3201\n")
 
-    monkeypatch.setattr(gpu.subprocess, "run", smi)
-    assert gpu._clocks("00000000:1b:00.0") == dict(zip(gpu.CLOCKS, (1980, 1980, 3201), strict=True))
+    monkeypatch.setattr(cuda.subprocess, "run", smi)
+    assert cuda._clocks("00000000:1b:00.0") == dict(
+        zip(cuda.CLOCKS, (1980, 1980, 3201), strict=True)
+    )
     assert "--id=00000000:1b:00.0" in calls[0]
 
     def missing(command, **kwargs):
         raise FileNotFoundError("nvidia-smi")
 
-    monkeypatch.setattr(gpu.subprocess, "run", missing)
-    assert gpu._clocks("00000000:1b:00.0") == dict.fromkeys(gpu.CLOCKS)
+    monkeypatch.setattr(cuda.subprocess, "run", missing)
+    assert cuda._clocks("00000000:1b:00.0") == dict.fromkeys(cuda.CLOCKS)
 
 
 # ------------------------------------------------------------------- like for like
@@ -311,12 +324,12 @@ def test_the_copy_moves_the_fused_bytes_with_each_timer(dry):
     # the flushed timer slower than the unflushed one: a copy timed by the other timer
     # would move the percentages by a factor of 2
     rig = dataclasses.replace(dry, flushed=timer(2e-3), unflushed=timer(1e-3))
-    e = gpu.gpu_swiglu(rig=rig, shapes=[(4, 64), (8, 128)])
+    e = fusion.gpu_swiglu(rig=rig, shapes=[(4, 64), (8, 128)])
     for shape in e.results.shapes:
         copy, fused, unfused = (shape.paths[n] for n in ("copy", "triton_fused", "triton_unfused"))
         assert copy.model_bytes == fused.model_bytes == 3 * shape.rows * shape.cols * 2
         assert copy.max_abs_err_vs_fp32 == 0.0
-        for mode in gpu.MODES:  # same bytes and the same timer: exactly the copy's rate
+        for mode in timing.MODES:  # same bytes and the same timer: exactly the copy's rate
             assert shape.pct_copy(fused, mode) == pytest.approx(100.0)
             assert shape.pct_copy(unfused, mode) == pytest.approx(100 * 5 / 3)
     assert e.targets[0].measured == pytest.approx(100.0)
@@ -345,7 +358,7 @@ def test_fewer_host_launches_than_kernels_without_a_graph_is_flagged(dry, caplog
 
     rig = dataclasses.replace(dry, capture=capture, profile=profile)
     with caplog.at_level(logging.WARNING, "infrabook.bench"):
-        e = gpu.gpu_graphs(rig=rig, rows=2, d_model=16, d_ff=32, reps=1)
+        e = launches.gpu_graphs(rig=rig, rows=2, d_model=16, d_ff=32, reps=1)
     flagged = {n for n, c in e.results.configs.items() if c.undercounted}
     assert flagged == {"eager", "fused"}
     assert "gpu_graphs: eager: 0 host launches for 18 kernels without a graph" in caplog.text
@@ -371,14 +384,14 @@ def test_do_bench_cudagraph_runs_with_the_collector_off(monkeypatch):
 
     monkeypatch.setattr(triton.testing, "do_bench_cudagraph", bench)
     gc.enable()
-    assert gpu.do_bench(False, lambda: None) == Timing(2e-3, 1e-3, 3e-3)
+    assert cuda.do_bench(False, lambda: None) == Timing(2e-3, 1e-3, 3e-3)
     assert seen == [False] and gc.isenabled()
 
 
 def test_a_gpu_without_a_profile_is_said_in_the_log(dry, caplog):
     rig = dataclasses.replace(dry, info=dry.info | {"name": "NVIDIA H200 NVL"})
     with caplog.at_level(logging.WARNING, "infrabook.bench"):
-        gpu.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
+        attention.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
     assert "no profile of NVIDIA H200 NVL" in caplog.text
 
 
@@ -423,7 +436,7 @@ def test_the_package_carries_an_archive_stamp():
 
 def test_returned_gpu_records_merge_their_measurements_only(dry, tmp_path, bench_dir):
     returned = tmp_path / "gpu-records"
-    measured = gpu.gpu_persistent(rig=dry, shape=(16, 256))
+    measured = persistent.gpu_persistent(rig=dry, shape=(16, 256))
     record.merge("gpu-h200-bdae84", measured, returned)
     skipped = get("gpu_flash")(quick=True)  # no CUDA here: a skipped entry
     assert skipped.status == "skipped"

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from infrabook import config
-from infrabook.bench import gpu, host, record, report, run
-from infrabook.bench.registry import GPU_EXPERIMENTS, get
+from infrabook.bench import attention, cuda, fusion, host, launches, persistent, record, report, run
+from infrabook.bench.suite import GPU_EXPERIMENTS, get
 from infrabook.labels import text
 
 #: The name of this machine's CPU record, as the suite writes it.
@@ -62,13 +62,13 @@ def test_classify_profiler_events():
         Event("Memcpy HtoD", "gpu_memcpy"),
         Event("triton_k", "kernel"),
     ]
-    c = gpu._classify(events)
+    c = cuda._classify(events)
     assert (c["host_launches"], c["graph_launches"], c["kernels"]) == (4, 1, 2)
     assert c["kernel_names"] == {"ampere_gemm": 1, "triton_k": 1}
 
 
 def test_driver_launch_inside_a_runtime_launch_counts_once():
-    c = gpu._classify(
+    c = cuda._classify(
         [
             Event("cudaLaunchKernel", "cuda_runtime", 0, 10),
             Event("cuLaunchKernel", "cuda_driver", 2, 8),
@@ -101,20 +101,20 @@ def test_driver_launch_inside_a_runtime_launch_counts_once():
     ],
 )
 def test_profile_only_for_the_gpu_it_describes(name, key):
-    spec = gpu.profile_for(name)
+    spec = cuda.profile_for(name)
     assert (spec.key if spec else None) == key
 
 
 def test_gpu_experiments_dry_run(dry):
     entries = [
-        gpu.gpu_swiglu(rig=dry, shapes=[(4, 64), (2, 64), (8, 64)]),
-        gpu.gpu_flash(rig=dry, seq_lens=(16,), heads=1, tokens=16, head_dim=16),
-        gpu.gpu_graphs(rig=dry, rows=2, d_model=16, d_ff=32),
-        gpu.gpu_persistent(rig=dry, shape=(16, 256)),  # 4 tiles of 1024
+        fusion.gpu_swiglu(rig=dry, shapes=[(4, 64), (2, 64), (8, 64)]),
+        attention.gpu_flash(rig=dry, seq_lens=(16,), heads=1, tokens=16, head_dim=16),
+        launches.gpu_graphs(rig=dry, rows=2, d_model=16, d_ff=32),
+        persistent.gpu_persistent(rig=dry, shape=(16, 256)),  # 4 tiles of 1024
     ]
     for e in entries:
         assert e.status == "ok" and e.provenance.device["name"] == "NVIDIA H200"
-    swiglu, flash, graphs, persistent = entries
+    swiglu, flash, graphs, persisted = entries
     assert swiglu.targets[0].id == "gpu_fused_swiglu_bandwidth"
     assert swiglu.results.shapes[0].paths["triton_fused"].max_abs_err_vs_fp32 < 0.1
     # three shapes, each with its own rows: none overwrites another
@@ -127,8 +127,8 @@ def test_gpu_experiments_dry_run(dry):
     assert flash.tables[0].rows[0][8] == pytest.approx(share)
     assert flash.targets[0].met is None  # L=8192 not in the dry run
     assert set(graphs.results.configs) == {"eager", "graph", "fused", "fused+graph"}
-    assert persistent.results.variants["persistent_1x_sm"].programs == 2
-    assert all(v.equal_to_per_tile for v in persistent.results.variants.values())
+    assert persisted.results.variants["persistent_1x_sm"].programs == 2
+    assert all(v.equal_to_per_tile for v in persisted.results.variants.values())
     for e in entries:
         record.merge("gpu-h200-bdae84", e)
     assert list(report.records()) == ["gpu-h200-bdae84"]
@@ -149,8 +149,8 @@ def test_gpu_experiments_dry_run(dry):
         "gpu_flash": (text("bench.cmp.pct_peak_at", L=16), 100.0, share),
         "gpu_graphs": (text("bench.cmp.kernels", what="eager"), 18, 3),
         "gpu_persistent": (text("bench.cmp.pct_dram", what="persistent_1x_sm"), 100.0,
-                           100 * persistent.results.variants["persistent_1x_sm"].timing.gb_s(
-                               persistent.results.model_bytes) / dram),
+                           100 * persisted.results.variants["persistent_1x_sm"].timing.gb_s(
+                               persisted.results.model_bytes) / dram),
     }  # fmt: skip
     for name, (row, model, value) in expected.items():
         (table,) = report.side_by_side(name).tables
@@ -161,7 +161,7 @@ def test_gpu_experiments_dry_run(dry):
 
 def test_an_unprofiled_gpu_has_no_share_of_a_datasheet_peak(dry):
     rig = dataclasses.replace(dry, info=dry.info | {"name": "NVIDIA H100 PCIe"})
-    e = gpu.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
+    e = attention.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
     assert e.tables[0].rows[0][8] is None  # % of datasheet peak
 
 
@@ -173,6 +173,6 @@ def test_an_unprofiled_gpu_has_no_share_of_a_datasheet_peak(dry):
     ],
 )
 def test_empty_sizes_are_refused_not_replaced_by_defaults(dry, sizes, needle):
-    experiment = gpu.gpu_flash if "seq_lens" in sizes else gpu.gpu_swiglu
+    experiment = attention.gpu_flash if "seq_lens" in sizes else fusion.gpu_swiglu
     with pytest.raises(ValueError, match=needle):
         experiment(rig=dry, **sizes)

@@ -12,8 +12,10 @@ import time
 
 import pytest
 
-from infrabook.bench import cpu, host, record, report, run
-from infrabook.bench.record import Entry, RecordError, Target
+from infrabook.bench import fusion, host, launches, record, report, run, shapes
+from infrabook.bench.entry import SCHEMA, Entry, Target, provenance
+from infrabook.bench.record import RecordError
+from infrabook.bench.suite import get
 from infrabook.bench.timing import Timing
 
 #: The name of this machine's CPU record, as the suite writes it.
@@ -22,12 +24,12 @@ CPU = record.machine_name(host.cpu_info())
 _T = Timing(1.0, 0.5, 1.5)
 #: Small results of the right type for each experiment a test writes.
 TINY = {
-    "launches": cpu.LaunchResults(
-        cpu.Dispatches(18, ("aten.mm.default",), {"aten.mm.default": 18}),
-        cpu.Dispatches(15, ("aten.mm.default",), {"aten.mm.default": 15}),
+    "launches": launches.LaunchResults(
+        launches.Dispatches(18, ("aten.mm.default",), {"aten.mm.default": 18}),
+        launches.Dispatches(15, ("aten.mm.default",), {"aten.mm.default": 15}),
     ),
-    "shapes": cpu.ShapesResults({"4": _T}, {"generic": _T, "bucketed": _T}),
-    "fusion": cpu.FusionResults({"eager": cpu.FusionPath(8, False, _T, True)}),
+    "shapes": shapes.ShapesResults({"4": _T}, {"generic": _T, "bucketed": _T}),
+    "fusion": fusion.FusionResults({"eager": fusion.FusionPath(8, False, _T, True)}),
 }
 
 
@@ -36,7 +38,7 @@ def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
         name,
         "ok",
         None,
-        record.provenance(host.cpu_info(), quick=True),
+        provenance(host.cpu_info(), quick=True),
         params={"marker": marker},
         results=TINY[name],
         targets=(Target("cpu_fused_speedup", marker),),
@@ -47,7 +49,7 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
     path = record.merge(CPU, fake_entry())
     assert path == bench_dir / f"{CPU}.json"
     data = json.loads(path.read_text())
-    assert data["schema"] == record.SCHEMA == 5 and data["device"] == CPU
+    assert data["schema"] == SCHEMA == 5 and data["device"] == CPU
     e = data["experiments"]["launches"]
     assert set(e) == {
         "name",
@@ -233,8 +235,8 @@ def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, tmp_path
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(
         "import time\n"
-        "from infrabook.bench import cpu\n"
-        "cpu.shapes.run = lambda **kwargs: time.sleep(3600)\n"
+        "from infrabook.bench import shapes\n"
+        "shapes.shapes.run = lambda **kwargs: time.sleep(3600)\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook), *sys.path])}
     with subprocess.Popen(
@@ -253,6 +255,9 @@ def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, tmp_path
         stdout=subprocess.DEVNULL,
         text=True,
         env=env,
+        # a suite started in the background (`nox ... &`) inherits SIGINT as ignored, and
+        # Python then installs no KeyboardInterrupt handler: give the child the default back
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     ) as proc:
         try:
             _wait_for(proc, "shapes: start")  # launches is merged; shapes is now running
@@ -272,7 +277,7 @@ def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch,
     def broken(**kwargs):
         raise RuntimeError("kaput")
 
-    monkeypatch.setattr(cpu.launches, "run", broken)
+    monkeypatch.setattr(launches.launches, "run", broken)
     assert run.main(["--only", "launches"]) == 1
     assert "launches: FAILED" in caplog.text and "kaput" in caplog.text
     assert record.read(bench_dir / f"{CPU}.json").experiments["launches"].params["marker"] == 5.0
@@ -280,7 +285,7 @@ def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch,
 
 def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):
     for name in ("fusion", "shapes"):  # the smallest sizes: the quick path, seconds faster
-        exp = getattr(cpu, name)
+        exp = get(name)
         monkeypatch.setattr(
             exp,
             "quick",

@@ -1,7 +1,8 @@
 """The benchmark suite: measurements that check the article's models on real hardware.
 
-``nox -s bench`` (``python -m infrabook.bench``) runs the experiments declared in
-:mod:`~infrabook.bench.cpu` and, with CUDA, :mod:`~infrabook.bench.gpu`, and writes one record
-per kind of device to ``docs/_data/bench/<device>.json``; :mod:`~infrabook.bench.report` is
-what the pages use to show them.
+``nox -s bench`` (``python -m infrabook.bench``) runs the experiments that
+:mod:`~infrabook.bench.suite` lists (one module per experiment, each with its CPU and GPU
+variants; the GPU ones need CUDA, :mod:`~infrabook.bench.cuda`) and writes one record per
+machine to ``docs/_data/bench/<machine>.json``; :mod:`~infrabook.bench.report` is what the
+pages use to show them.
 """

@@ -1,7 +1,8 @@
-"""The experiment decorator: one declaration per experiment, with its sizes and results type.
+"""The experiment decorator: one declaration per experiment, with its sizes and results type
+(:mod:`infrabook.bench.suite` lists them), and what experiments share.
 
 Calling an :class:`Experiment` runs it and wraps what it measured in an
-:class:`~infrabook.bench.record.Entry` whose parameters are the call's arguments, defaults
+:class:`~infrabook.bench.entry.Entry` whose parameters are the call's arguments, defaults
 included, with what the function adds.
 """
 
@@ -14,8 +15,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from infrabook.bench import host
-from infrabook.bench.record import Entry, Results, Target, provenance
+from infrabook.bench import cuda, host, validate
+from infrabook.bench.entry import Entry, Params, Results, Target, provenance
 from infrabook.labels import text
 from infrabook.tables import Table
 
@@ -23,9 +24,6 @@ log = logging.getLogger("infrabook.bench")
 
 #: Where an experiment runs: the host CPU, or a CUDA GPU (skipped without one).
 Device = Literal["cpu", "cuda"]
-
-#: Every declared experiment, in the order of declaration.
-REGISTERED: dict[str, Experiment] = {}
 
 
 @dataclass(frozen=True)
@@ -64,22 +62,20 @@ class Experiment:
     def __call__(self, quick: bool = True, **sizes: Any) -> Entry:
         """Run at the quick sizes (a page's live run) or the full ones, ``sizes`` overriding.
 
-        A GPU experiment takes ``rig`` (device and timers; :func:`infrabook.bench.gpu.rig` by
+        A GPU experiment takes ``rig`` (device and timers; :func:`infrabook.bench.cuda.rig` by
         default); without CUDA it returns a skipped entry that says why.
         """
         kwargs = (self.quick if quick else self.full) | sizes
         started = time.perf_counter()
         device = None  # the host CPU's description, unless a GPU rig describes its device
         if self.device == "cuda":
-            from infrabook.bench import gpu
-
             if kwargs.get("rig") is None:
-                reason = gpu.unavailable_reason()
+                reason = cuda.unavailable_reason()
                 if reason:
                     log.info("%s: skipped, %s", self.name, reason)
                     prov = provenance(host.cpu_info(), quick=quick)
                     return Entry(self.name, "skipped", reason, prov)
-                kwargs["rig"] = gpu.rig()
+                kwargs["rig"] = cuda.rig()
             device = kwargs["rig"].info
         call = inspect.signature(self.run).bind(**kwargs)
         call.apply_defaults()
@@ -101,23 +97,38 @@ def table(title: str, keys: str, rows: Iterable[tuple[Any, ...]]) -> Table:
 
 
 def experiment(
-    name: str,
     device: Device,
     results: type[Results],
     *,
     full: Mapping[str, Any],
-    quick: Mapping[str, Any],
+    quick: Mapping[str, Any] | None = None,
     limit_s: float = 600.0,
 ) -> Callable[[Callable[..., Measured]], Experiment]:
-    """Declare an experiment: the function that measures, its device, its results' type,
-    its full and quick sizes, and the seconds after which a run in its own process is
-    killed (``python -m infrabook.bench --isolate``)."""
+    """Declare an experiment named after the function that measures: its device, its
+    results' type, its full and quick sizes (the full ones unless given), and the seconds
+    after which a run in its own process is killed (``python -m infrabook.bench --isolate``)."""
 
     def declare(run: Callable[..., Measured]) -> Experiment:
-        if name in REGISTERED:
-            raise ValueError(f"experiment {name!r} is declared twice")
-        results.experiment = name
-        REGISTERED[name] = Experiment(name, device, run, results, dict(full), dict(quick), limit_s)
-        return REGISTERED[name]
+        results.experiment = run.__name__
+        sizes = dict(full), dict(full if quick is None else quick)
+        return Experiment(run.__name__, device, run, results, *sizes, limit_s)
 
     return declare
+
+
+def timed_method(params: Params, *clauses: str) -> str:
+    """How interleaved repetitions were timed, then ``clauses``, in the page's language."""
+    timed = text("bench.method.interleaved", reps=params["reps"], warmup=params["warmup"])
+    return text("word.list_sep").join((timed, *clauses))
+
+
+def first_line(err: BaseException) -> str:
+    """An error's type and first line, for a record: folders in it (a compiler's cache path
+    names the user) are cut to ``…/``, since a record holds no path.
+
+    >>> first_line(OSError("cannot open /tmp/torchinductor_ada/x.cpp\\nmore"))
+    'OSError: cannot open …/x.cpp'
+    """
+    lines = str(err).strip().splitlines()
+    first = validate.PATH.sub("…/", lines[0] if lines else "")
+    return f"{type(err).__name__}: {first}"[:300]

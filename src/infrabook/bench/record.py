@@ -1,39 +1,30 @@
-"""Benchmark records: typed entries, where their files live, and how they are read and written.
+"""Benchmark record files: where they live, what they are named, and how they are read and written.
 
-One JSON file per machine holds a :class:`Record`, named after the machine
-(:func:`machine_name`: ``cpu-amd-epyc-2c-c8153f.json``, ``gpu-h200-5d0e2b.json``):
-per experiment one :class:`Entry` with its :class:`Provenance`, parameters, typed
-:class:`Results` and :class:`Target`\\ s. Each number is stored once; tables, figures and
-the method's description are derived when reading, so changing a column never needs a rerun
-(a change of method is a change of schema). Writes replace the file
-atomically; a file that is not a record of schema :data:`SCHEMA` raises :class:`RecordError`
-naming the file and why, and nothing overwrites it.
+One JSON file per machine holds a :class:`~infrabook.bench.entry.Record`, named after the
+machine (:func:`machine_name`: ``cpu-amd-epyc-2c-c8153f.json``, ``gpu-h200-5d0e2b.json``):
+per experiment one :class:`~infrabook.bench.entry.Entry`. Each number is stored once; tables,
+figures and the method's description are derived when reading, so changing a column never
+needs a rerun (a change of method is a change of schema). Writes replace the file
+atomically; a file that is not a record of schema :data:`~infrabook.bench.entry.SCHEMA`
+raises :class:`RecordError` naming the file and why, and nothing overwrites it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime as _dt
 import hashlib
 import json
-import math
 import os
 import re
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from infrabook import config
-from infrabook.bench import host, validate
-from infrabook.labels import text
+from infrabook.bench import validate
+from infrabook.bench.entry import SCHEMA, Entry, Record, utc_now
+from infrabook.bench.suite import EXPERIMENTS
 from infrabook.serialise import from_jsonable, jsonable
-from infrabook.tables import Table
-
-SCHEMA = 5
-STATUSES = ("ok", "skipped", "failed")
 
 
 class RecordError(ValueError):
@@ -48,127 +39,6 @@ class RecordError(ValueError):
         self.path = path
 
 
-class Results:
-    """What an experiment measured: a frozen dataclass of this kind per experiment, whose
-    methods and properties derive what pages quote; ``params`` are the entry's, ``device``
-    its provenance's description of the device."""
-
-    #: The experiment these results belong to: set when it is declared.
-    experiment: ClassVar[str] = ""
-
-    def tables(self, params: dict[str, Any], device: dict[str, Any]) -> list[Table]:
-        """The tables a page shows."""
-        raise NotImplementedError
-
-    def method(self, params: dict[str, Any]) -> str:
-        """How it was measured, in the page's language: the label ``bench.method.<name>`` of
-        the experiment these results belong to, filled from ``params``."""
-        return text(f"bench.method.{self.experiment}", **params)
-
-    def compared(
-        self, params: dict[str, Any], device: dict[str, Any]
-    ) -> dict[str, tuple[float | None, float | None]]:
-        """What machines are compared on, in the page's language: by row, the book's model
-        prediction (None where the book has none) and the measured value; ``device`` is the
-        entry's provenance's description of the device. Rows that do not
-        depend on the machine's size (ratios, percentages, counts) let records from
-        different machines sit side by side; none unless an experiment says."""
-        return {}
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Where, with what and when an experiment ran; ``note`` says what happened since."""
-
-    device: dict[str, Any]
-    versions: dict[str, Any]
-    git: dict[str, Any]
-    date: str
-    quick: bool
-    host_load: dict[str, Any]
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Target:
-    """What was measured for a target of ``conf/bench_targets.toml``, judged when read
-    against the threshold there.
-
-    >>> t = Target("cpu_fused_speedup", 1.2)
-    >>> t.met, round(t.margin, 2), Target("cpu_fused_speedup", None).met
-    (False, -0.4, None)
-    """
-
-    id: str
-    measured: float | None
-
-    def __post_init__(self) -> None:
-        if self.id not in config.bench_targets():
-            known = ", ".join(config.bench_targets())
-            raise ValueError(f"unknown target {self.id!r}: conf/bench_targets.toml has {known}")
-        if self.measured is not None and not math.isfinite(self.measured):
-            object.__setattr__(self, "measured", None)
-
-    @classmethod
-    def at_seq_len(cls, id: str, rows: Sequence[Any], measure: Callable[[Any], float]) -> Target:
-        """The target ``id`` judged on the row whose ``seq_len`` is the target's (not
-        measured when no row has it)."""
-        want = config.bench_targets()[id].seq_len
-        row = next((r for r in rows if r.seq_len == want), None)
-        return cls(id, None if row is None else measure(row))
-
-    @property
-    def met(self) -> bool | None:
-        """Whether the target was met; None when nothing was measured."""
-        m, goal = self.measured, config.bench_targets()[self.id]
-        if m is None:
-            return None
-        return m >= goal.threshold if goal.comparison == ">=" else m <= goal.threshold
-
-    @property
-    def margin(self) -> float | None:
-        """Measured minus threshold."""
-        goal = config.bench_targets()[self.id]
-        return None if self.measured is None else self.measured - goal.threshold
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One experiment as measured (or why it was not): its call's parameters and what the
-    method derived (from which the method is described when read), the typed results and
-    the targets."""
-
-    name: str
-    status: str
-    reason: str | None
-    provenance: Provenance
-    params: dict[str, Any] = dataclasses.field(default_factory=dict)
-    results: Any = None
-    targets: tuple[Target, ...] = ()
-    duration_s: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {self.status!r}")
-
-    @property
-    def tables(self) -> list[Table]:
-        """The tables a page shows (none unless ``ok``)."""
-        ok = self.status == "ok"
-        return self.results.tables(self.params, self.provenance.device) if ok else []
-
-
-@dataclass(frozen=True)
-class Record:
-    """A machine's record: its entries, in suite order; ``device`` is the record's name
-    (:func:`machine_name`), which is also its file's."""
-
-    device: str
-    updated: str
-    experiments: dict[str, Entry]
-    schema: int = SCHEMA
-
-
 def from_json(data: Any) -> Record:
     """A :class:`Record` from parsed JSON; ``ValueError`` saying which field is wrong.
 
@@ -177,8 +47,6 @@ def from_json(data: Any) -> Record:
     ...
     ValueError: schema 4, this version of infrabook reads schema 5
     """
-    from infrabook.bench.registry import EXPERIMENTS
-
     if not isinstance(data, dict):
         raise ValueError("the file is not a JSON object")
     if data.get("schema") != SCHEMA:
@@ -277,18 +145,6 @@ def record_path(name: str, folder: Path | None = None) -> Path:
     return (folder if folder is not None else bench_dir()) / f"{name}.json"
 
 
-def utc_now() -> str:
-    """The current UTC time, ISO 8601 to the second, with a ``Z``."""
-    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def provenance(device: dict[str, Any], *, quick: bool) -> Provenance:
-    """Where, with what and when an experiment runs: now, here."""
-    return Provenance(
-        device, host.versions(), dict(host.git_info()), utc_now(), quick, host.host_load()
-    )
-
-
 def read(path: Path) -> Record | None:
     """The record at ``path``; None when there is no file; :class:`RecordError` of one line
     naming the file and the field when there is one that is not a record of this schema
@@ -347,8 +203,6 @@ def merge(name: str, entry: Entry, folder: Path | None = None) -> Path:
     its earlier entry and keeping the others; an unreadable record stops the merge
     (:class:`RecordError`), and so does one that would hold something private (a path, this
     machine's host or user name: :func:`infrabook.bench.validate.check`), before writing."""
-    from infrabook.bench.registry import EXPERIMENTS
-
     path = record_path(name, folder)
     old = read(path)
     experiments = (dict(old.experiments) if old else {}) | {entry.name: entry}

@@ -20,9 +20,9 @@ from typing import Any
 
 from infrabook import config
 from infrabook.bench import compare, record
+from infrabook.bench.entry import Entry, Record
 from infrabook.bench.experiment import table
-from infrabook.bench.record import Entry, Record
-from infrabook.bench.registry import CPU_EXPERIMENTS, get
+from infrabook.bench.suite import CPU_EXPERIMENTS, get
 from infrabook.labels import text
 from infrabook.tables import Table, markdown_text, number_text
 

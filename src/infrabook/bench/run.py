@@ -33,8 +33,9 @@ from pathlib import Path
 
 import torch
 
-from infrabook.bench import compare, gpu, host, record, report
-from infrabook.bench.registry import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
+from infrabook.bench import compare, cuda, host, record, report
+from infrabook.bench.entry import Record
+from infrabook.bench.suite import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
 from infrabook.labels import text
 
 #: Above this share of the CPUs busy with other processes, CPU times are noisy: say so.
@@ -134,7 +135,7 @@ def comparison(paths: Sequence[Path], book: Path) -> str:
     """The records at ``paths`` (the reader's) beside the book's records in ``book`` and the
     model, per experiment, as terminal text in the build's language; :class:`RecordError`
     for a file that is not a record."""
-    yours: dict[str, record.Record] = {}
+    yours: dict[str, Record] = {}
     for path in paths:
         found = record.read(path)
         if found is None:
@@ -233,15 +234,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     wanted_gpu = any(n in GPU_EXPERIMENTS for n in names)
     try:
         if wanted_gpu:
-            gpu.check_native()
-    except gpu.RigError as err:
+            cuda.check_native()
+    except cuda.RigError as err:
         raise SystemExit(f"python -m infrabook.bench: {err}") from None
     log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "", out)
     if args.isolate:
         return _isolated(names, out, args.quick, args.limit, args.machine)
     # one rig for every GPU experiment, and none without one: making it queries the driver
     # and starts the profiler
-    rig = gpu.rig() if wanted_gpu and gpu.unavailable_reason() is None else None
+    rig = cuda.rig() if wanted_gpu and cuda.unavailable_reason() is None else None
     written, failed = set(), []
     for name in names:
         log.info("%s: start", name)

@@ -16,6 +16,9 @@ import numpy as np
 
 from infrabook.checks import check_positive_int
 
+#: The GPU timers' two states of L2: flushed before every call, or left warm by a loop.
+MODES = ("flushed", "unflushed")
+
 
 @dataclass(frozen=True)
 class Timing:

@@ -1,6 +1,6 @@
 """Figures of the benchmark records: one function per experiment that has a curve.
 
-Each takes an entry of :mod:`infrabook.bench.record` and where it was measured; pages call
+Each takes an entry (:class:`infrabook.bench.entry.Entry`) and where it was measured; pages call
 them through :func:`infrabook.bench.report.figure`, which reads the record. Names from the
 record (paths, kernels, a reason) are drawn as plain text: no ``$`` in them starts
 mathtext, and SVG output escapes ``<`` and ``&`` as XML does.
@@ -9,18 +9,21 @@ mathtext, and SVG output escapes ``<`` and ``&`` as XML does.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.transforms import offset_copy
 
-from infrabook.bench.gpu import MODES
-from infrabook.bench.record import Entry
+from infrabook.bench.timing import MODES
 from infrabook.labels import text
 from infrabook.plots.style import book_style, figure_row
 from infrabook.plots.style import figure as new_figure
 from infrabook.units import MiB
+
+if TYPE_CHECKING:  # the entry's module imports torch, which a figure does not need
+    from infrabook.bench.entry import Entry
 
 GREY = "#888888"
 

@@ -1,0 +1,253 @@
+"""Attention: on the CPU (``attention_memory``), the peak memory of naive and blockwise
+attention beside the calculator's; on a GPU (``gpu_flash``), the Triton FlashAttention's
+TFLOP/s against ``scaled_dot_product_attention``."""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+import torch
+
+from infrabook import config
+from infrabook.attention_sizes import attention_flop, attention_sizes
+from infrabook.bench.cuda import Rig, bf16, datasheet, profile_for
+from infrabook.bench.entry import Compared, Params, Results, Target
+from infrabook.bench.experiment import Measured, experiment, log, table
+from infrabook.bench.timing import Timing
+from infrabook.checks import check_positive_int, check_sizes
+from infrabook.labels import text
+from infrabook.reference_attention import blockwise_attention, naive_attention
+from infrabook.tables import Table
+from infrabook.units import MiB
+
+
+def peak_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, int]:
+    """``fn``'s result and the peak bytes it allocated above what was allocated before, as
+    :mod:`tracemalloc` sees them (numpy reports every array buffer; BLAS scratch is not).
+
+    >>> _, peak = peak_bytes(np.zeros, (1024, 1024))
+    >>> peak >= 8 * 1024 * 1024
+    True
+    """
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base, _ = tracemalloc.get_traced_memory()
+        result = fn(*args, **kwargs)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        if started:
+            tracemalloc.stop()
+    return result, peak - base
+
+
+@dataclass(frozen=True)
+class AttentionRow:
+    """Peak bytes of naive and blockwise attention at one L, beside the model's."""
+
+    seq_len: int
+    predicted_naive_bytes: int
+    predicted_blockwise_bytes: int
+    naive_peak_bytes: int
+    blockwise_peak_bytes: int
+    allclose: bool
+    max_abs_diff: float
+
+    @property
+    def ratio(self) -> float:
+        """Blockwise peak over naive peak."""
+        return self.blockwise_peak_bytes / self.naive_peak_bytes
+
+
+@dataclass(frozen=True)
+class AttentionResults(Results):
+    """One row per sequence length."""
+
+    per_seq_len: tuple[AttentionRow, ...]
+
+    def compared(self, params: Params, device: Params) -> Compared:
+        """Naive and blockwise peak MiB at each L, beside the model's."""
+        rows: Compared = {}
+        for r in self.per_seq_len:
+            naive, block = r.predicted_naive_bytes / MiB, r.predicted_blockwise_bytes / MiB
+            rows[text("bench.cmp.naive_mib", L=r.seq_len)] = (naive, r.naive_peak_bytes / MiB)
+            rows[text("bench.cmp.block_mib", L=r.seq_len)] = (block, r.blockwise_peak_bytes / MiB)
+        return rows
+
+    def tables(self, params: Params, device: Params) -> list[Table]:
+        """Model and measured peaks by L."""
+        rows = (
+            (r.seq_len, r.predicted_naive_bytes / MiB, r.naive_peak_bytes / MiB)
+            + (r.predicted_blockwise_bytes / MiB, r.blockwise_peak_bytes / MiB, 100 * r.ratio)
+            + (r.allclose, r.max_abs_diff)
+            for r in self.per_seq_len
+        )
+        p = params
+        title = text("bench.attention.table", d=p["head_dim"], bq=p["block_q"], bk=p["block_k"])
+        keys = "seq_len model_naive_mib naive_peak_mib model_block_mib block_peak_mib"
+        return [table(title, keys + " block_pct allclose max_diff", rows)]
+
+
+@experiment(
+    "cpu",
+    AttentionResults,
+    full={"seq_lens": (1024, 2048, 4096, 8192), "head_dim": 128},
+    quick={"seq_lens": (256, 512, 1024), "head_dim": 128},
+)
+def attention_memory(
+    seq_lens: Sequence[int],
+    head_dim: int,
+    *,
+    block_q: int | None = None,
+    block_k: int | None = None,
+) -> Measured:
+    """Peak memory of naive (S, P materialised) and blockwise (online softmax) attention.
+
+    One head, fp32 (numpy has no bf16), tiles from ``conf/scenarios.toml`` [attention]
+    unless given. Beside each measurement, the calculator's prediction
+    (:func:`infrabook.attention_sizes.attention_sizes`): S + P + O for naive; for blockwise
+    O plus one tile's scores and two query-tile-sized buffers.
+    """
+    conf = config.scenarios().attention
+    bq = conf.block_q if block_q is None else check_positive_int("block_q", block_q)
+    bk = conf.block_k if block_k is None else check_positive_int("block_k", block_k)
+    rng, per_len = np.random.default_rng(0), []
+    for n in check_sizes("seq_lens", seq_lens):
+        log.info("attention_memory: L=%d, d=%d: naive, then blockwise ...", n, head_dim)
+        q, k, v = rng.standard_normal((3, n, head_dim), dtype=np.float32)
+        sizes = attention_sizes(n, head_dim, "fp32", "fp32")
+        tile_bytes = (bq * bk + 2 * bq * head_dim) * 4  # a tile's scores, two query-tile buffers
+        model = (2 * sizes.score_bytes + sizes.qkvo_bytes, sizes.qkvo_bytes + tile_bytes)
+        o_naive, naive_peak = peak_bytes(naive_attention, q, k, v)
+        o_block, block_peak = peak_bytes(blockwise_attention, q, k, v, bq, bk)
+        close = bool(np.allclose(o_block, o_naive, rtol=1e-4, atol=1e-5))
+        diff = float(np.max(np.abs(o_block - o_naive)))
+        per_len.append(AttentionRow(n, *model, naive_peak, block_peak, close, diff))
+    return Measured(
+        AttentionResults(tuple(per_len)),
+        (Target.at_seq_len("blockwise_peak_8192", per_len, lambda r: 100 * r.ratio),),
+        {"dtype": "fp32", "block_q": bq, "block_k": bk},
+    )
+
+
+@dataclass(frozen=True)
+class FlashRow:
+    """The Triton kernel and SDPA at one sequence length."""
+
+    seq_len: int
+    batch: int
+    flop: int
+    max_abs_diff_vs_sdpa: float
+    flash: Timing
+    sdpa: Timing
+    sdpa_backend: str
+
+    def tflop_s(self, kernel: str) -> float:
+        """TFLOP/s of ``flash`` or ``sdpa``."""
+        return self.flop / getattr(self, kernel).median_s / 1e12
+
+    @property
+    def ratio(self) -> float:
+        """Triton's throughput over SDPA's."""
+        return self.tflop_s("flash") / self.tflop_s("sdpa")
+
+    def pct_of(self, peak_tflop_s: float) -> float:
+        """Triton's TFLOP/s as a percentage of ``peak_tflop_s``."""
+        return 100 * self.tflop_s("flash") / peak_tflop_s
+
+
+@dataclass(frozen=True)
+class FlashResults(Results):
+    """One row per sequence length."""
+
+    per_seq_len: tuple[FlashRow, ...]
+
+    def compared(self, params: Params, device: Params) -> Compared:
+        """By L: Triton's TFLOP/s as a share of the GPU's bf16 datasheet peak (model: 100 %,
+        the roofline's ceiling for a compute-bound kernel; only for a GPU ``conf/`` has a
+        profile of) and Triton's throughput over SDPA's, without a model."""
+        peak = datasheet(device, "bf16_dense_tflops")
+        rows: Compared = {}
+        for r in self.per_seq_len:
+            if peak:
+                rows[text("bench.cmp.pct_peak_at", L=r.seq_len)] = (100.0, r.pct_of(peak))
+            rows[text("bench.cmp.vs_sdpa", L=r.seq_len)] = (None, r.ratio)
+        return rows
+
+    def tables(self, params: Params, device: Params) -> list[Table]:
+        """Times, rates and their ratio by L, with the share of the bf16 peak that
+        ``conf/hardware.toml`` gives for this GPU (none for a GPU it has no profile of)."""
+        peak = datasheet(device, "bf16_dense_tflops")
+        rows = (
+            (r.seq_len, r.batch, r.flash.ms, r.tflop_s("flash"), r.sdpa.ms, r.tflop_s("sdpa"))
+            + (r.sdpa_backend, r.ratio, r.pct_of(peak) if peak else None)
+            + (r.max_abs_diff_vs_sdpa,)
+            for r in self.per_seq_len
+        )
+        keys = "seq_len batch triton_ms triton_tflops sdpa_ms sdpa_tflops sdpa_backend"
+        title = text("bench.flash.table", d=params["head_dim"], heads=params["heads"])
+        return [table(title, keys + " triton_vs_sdpa pct_datasheet max_diff_sdpa", rows)]
+
+
+def sdpa_backend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> str:
+    """The backend ``scaled_dot_product_attention`` picks for these inputs, as
+    :class:`torch.nn.attention.SDPBackend` names it: on sm_90 recent torch tries cuDNN
+    attention (``CUDNN_ATTENTION``, a FlashAttention-3-class kernel) before
+    ``FLASH_ATTENTION`` (FlashAttention-2), so the baseline depends on the machine.
+
+    >>> q = torch.ones(1, 1, 4, 8)
+    >>> sdpa_backend(q, q, q) in torch.nn.attention.SDPBackend.__members__
+    True
+    """
+    from torch.nn.attention import SDPBackend
+
+    return SDPBackend(torch._fused_sdp_choice(q, k, v)).name
+
+
+_FLASH = {"heads": 16, "tokens": 16384, "head_dim": 128}
+
+
+@experiment(
+    "cuda",
+    FlashResults,
+    full={"seq_lens": (1024, 2048, 4096, 8192, 16384), **_FLASH},
+    quick={"seq_lens": (1024, 8192), **_FLASH},  # 8192: the target's length
+    limit_s=150,
+)
+def gpu_flash(
+    rig: Rig, seq_lens: Sequence[int], heads: int, tokens: int, head_dim: int
+) -> Measured:
+    """Forward TFLOP/s of the Triton FlashAttention against ``scaled_dot_product_attention``.
+
+    bf16, not causal, batch = tokens / L (at least 1), so each size processes about the same
+    number of tokens. FLOP = 4 * batch * heads * L^2 * d.
+    """
+    from infrabook.kernels import flash_attention
+
+    sdpa: Callable[..., torch.Tensor] = torch.nn.functional.scaled_dot_product_attention
+    flash: Callable[..., Any] = flash_attention
+    if profile_for(rig.info["name"]) is None:
+        log.warning(
+            "gpu_flash: conf/hardware.toml has no profile of %s: no %% of peak", rig.info["name"]
+        )
+    per_len = []
+    for n in check_sizes("seq_lens", seq_lens):
+        batch = max(1, tokens // n)
+        log.info("gpu_flash: L=%d, batch=%d, heads=%d, d=%d ...", n, batch, heads, head_dim)
+        q, k, v = bf16(rig, batch, heads, n, head_dim, n=3)
+        diff = (flash(q, k, v).float() - sdpa(q, k, v).float()).abs().max().item()
+        flop = batch * heads * attention_flop(n, head_dim)
+        flash_t, sdpa_t = (rig.flushed(partial(f, q, k, v)) for f in (flash, sdpa))
+        per_len.append(FlashRow(n, batch, flop, diff, flash_t, sdpa_t, sdpa_backend(q, k, v)))
+    return Measured(
+        FlashResults(tuple(per_len)),
+        (Target.at_seq_len("gpu_flash_vs_sdpa_8192", per_len, lambda r: r.ratio),),
+        {"dtype": "bf16", "causal": False},
+    )

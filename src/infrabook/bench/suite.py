@@ -1,0 +1,36 @@
+"""Every experiment of the suite, listed: CPU ones first, in the order the pages show them."""
+
+from __future__ import annotations
+
+from infrabook.bench import attention, fusion, launches, persistent, shapes
+from infrabook.bench.experiment import Experiment
+
+_LISTED = (
+    fusion.fusion,
+    attention.attention_memory,
+    launches.launches,
+    shapes.shapes,
+    fusion.gpu_swiglu,
+    attention.gpu_flash,
+    launches.gpu_graphs,
+    persistent.gpu_persistent,
+)
+EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _LISTED}
+if len(EXPERIMENTS) < len(_LISTED):  # a record keys its entries by name
+    raise ValueError(f"two experiments share a name: {[e.name for e in _LISTED]}")
+CPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cpu")
+GPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cuda")
+
+
+def get(name: str) -> Experiment:
+    """The experiment called ``name``; ``ValueError`` listing the known ones otherwise.
+
+    >>> get("fusion").device, get("gpu_flash").device
+    ('cpu', 'cuda')
+    """
+    try:
+        return EXPERIMENTS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown experiment {name!r}: expected one of {', '.join(EXPERIMENTS)}"
+        ) from None
