@@ -31,7 +31,6 @@ that work with MyST-NB:
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import textwrap
@@ -39,8 +38,6 @@ from pathlib import Path
 from typing import Any
 
 import sphinx.transforms.i18n as sphinx_i18n
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
@@ -50,6 +47,7 @@ from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.nodes import extract_messages
 
+from infrabook.catalogue import compiled
 from infrabook.labels import group
 
 logger = logging.getLogger(__name__)
@@ -106,7 +104,7 @@ def _configure(app: Sphinx, config: Config) -> None:
     if lang != "zh":
         for folder in config.locale_dirs:
             for catalogue in (Path(app.confdir) / folder / lang).rglob("*.po"):
-                _compile(catalogue, lang)
+                _compile(catalogue)
     config.html_context = {
         **config.html_context,
         "infrabook_lang": lang,
@@ -114,7 +112,7 @@ def _configure(app: Sphinx, config: Config) -> None:
     }
 
 
-def _compile(catalogue: Path, lang: str) -> None:
+def _compile(catalogue: Path) -> None:
     """Brings ``catalogue``'s .mo up to date by content, not by date.
 
     Sphinx recompiles a .mo only when its .po is newer, so a checkout or a merge can leave
@@ -123,16 +121,13 @@ def _compile(catalogue: Path, lang: str) -> None:
     So a .mo is rewritten only when its bytes would change; an unchanged one only gets
     the .po's date, so that Sphinx neither recompiles it nor re-reads its page.
     """
-    with catalogue.open(encoding="utf-8") as source:
-        messages = read_po(source, lang)
-    buffer = io.BytesIO()
-    write_mo(buffer, messages, use_fuzzy=False)
-    compiled = catalogue.with_suffix(".mo")
-    if not compiled.exists() or compiled.read_bytes() != buffer.getvalue():
-        compiled.write_bytes(buffer.getvalue())
-    elif compiled.stat().st_mtime < catalogue.stat().st_mtime:
+    mo = compiled(catalogue)
+    target = catalogue.with_suffix(".mo")
+    if not target.exists() or target.read_bytes() != mo:
+        target.write_bytes(mo)
+    elif target.stat().st_mtime < catalogue.stat().st_mtime:
         stamp = catalogue.stat().st_mtime
-        os.utime(compiled, (stamp, stamp))
+        os.utime(target, (stamp, stamp))
 
 
 def _notebooks_beside_doctrees(app: Sphinx) -> None:
