@@ -543,7 +543,12 @@ def _recompute(v: dict[str, Any]) -> Result:
     return Result((table,), {"lines": lines})
 
 
-def _calculators() -> dict[str, Calculator]:
+def calculators() -> dict[str, Calculator]:
+    """Every calculator by name, with its fields' defaults from ``conf/``.
+
+    >>> sorted(calculators())
+    ['attention', 'buckets', 'crossover', 'fusion', 'launches', 'recompute', 'softmax']
+    """
     s = config.scenarios()
     chain, att, sm, gr = s.ffn_chain, s.attention, s.online_softmax, s.graph_replay
     article = article_bucketing()
@@ -656,12 +661,3 @@ def _calculators() -> dict[str, Calculator]:
         ),
     ]
     return {c.name: c for c in calcs}
-
-
-def calculators() -> dict[str, Calculator]:
-    """Every calculator by name.
-
-    >>> sorted(calculators())
-    ['attention', 'buckets', 'crossover', 'fusion', 'launches', 'recompute', 'softmax']
-    """
-    return _calculators()
