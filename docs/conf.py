@@ -20,7 +20,7 @@ ROOT = DOCS.parent
 sys.path.insert(0, str(DOCS / "_ext"))
 
 
-def _stop(err: Exception) -> None:
+def _stop(err: Exception | str) -> None:
     # Sphinx answers any exception raised here with a report that includes a traceback;
     # the message alone says everything, so leave with it and status 2.
     print(f"infrabook: error: {err}", file=sys.stderr, flush=True)
@@ -44,8 +44,8 @@ def _check_conf() -> None:
 
     try:
         records()
-    except RecordError as err:
-        _stop(err)
+    except RecordError as err:  # one of the book's own records: the reader can mend it
+        _stop(f"{err} (rerun `nox -s bench` on that machine, or restore the file with git)")
 
 
 _check_conf()

@@ -99,18 +99,6 @@ def build_date(environ: dict[str, str] | None = None) -> str:
     return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date().isoformat()
 
 
-def date_span(dates: list[str]) -> str:
-    """The days that ISO timestamps fall on: one day, or the first and the last.
-
-    >>> date_span(["2026-11-29T15:02:51Z", "2026-11-29T15:03:10Z"])
-    '2026-11-29'
-    >>> date_span(["2026-11-30T01:00:00Z", "2026-11-28T23:00:00Z"])
-    '2026-11-28–2026-11-30'
-    """
-    days = sorted({d[:10] for d in dates})
-    return days[0] if len(days) == 1 else f"{days[0]}–{days[-1]}"
-
-
 def record_dates(folder: Path, lang: str) -> list[str]:
     """Each benchmark record in ``folder`` with the days its measurements were taken, as the
     footer shows them (``cpu-amd-epyc-2c-c8153f.json 2026-11-29``); or the words, in
@@ -120,7 +108,7 @@ def record_dates(folder: Path, lang: str) -> list[str]:
     except RecordError:
         return [text("ui.records_unreadable", lang)]
     spans = [
-        f"{device}.json {date_span(dates)}"
+        f"{device}.json {report.date_span(dates)}"
         for device, rec in found.items()
         if (dates := [e.provenance.date for e in rec.experiments.values() if e.status == "ok"])
     ]

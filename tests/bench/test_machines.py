@@ -133,7 +133,7 @@ def test_two_machines_side_by_side_with_the_model_first(bench_dir):
         "cpu-other-4c-abcdef",
     )
     rows = {row[0]: row[1:] for row in table.rows}
-    model, book, other = rows[text("bench.cmp.speedup", what="compile")]
+    model, book, other = rows[text("bench.cmp.speedup", what=f"{_size()} compile")]
     assert model == pytest.approx(5 / 3) and other == pytest.approx(book / 1.1)
     assert len(shown.notes) == 2 and text("bench.cmp.is_reference") in shown.notes[0]
     page = shown._repr_markdown_()
@@ -168,7 +168,27 @@ def test_compare_prints_the_readers_machine_beside_the_books(bench_dir, capsys):
     header = next(line for line in out.splitlines() if line.startswith(text("bench.col.quantity")))
     assert text("bench.cmp.yours", name="cpu-mine-8c-123456") in header and BOOK in header
     assert text("bench.col.model") in header
-    assert text("bench.cmp.speedup", what="compile") in out
+    assert text("bench.cmp.speedup", what=f"{_size()} compile") in out
+
+
+def _size() -> str:
+    """The book's fusion record's problem size, as the rows it compares name it."""
+    params = report.entry("fusion", BOOK).params
+    return f"[{params['rows']}, {params['cols']}]"
+
+
+def test_records_at_other_sizes_get_rows_of_their_own(bench_dir):
+    _book(bench_dir)
+    path = _other_machine(bench_dir)
+    other = json.loads(path.read_text(encoding="utf-8"))
+    other["experiments"]["fusion"]["params"]["rows"] //= 4  # as a quick run's
+    path.write_text(json.dumps(other), encoding="utf-8")
+    (table,) = report.side_by_side("fusion").tables
+    compile_rows = [row for row in table.rows if " compile" in row[0]]
+    # one row per size, each with one machine's value and None for the other
+    assert len(compile_rows) == 4
+    assert all((row[2] is None) != (row[3] is None) for row in compile_rows)
+    assert report.show("fusion").notes == (text("bench.cmp.alone"),)
 
 
 def test_compare_in_english_when_the_build_is(bench_dir, capsys, monkeypatch):

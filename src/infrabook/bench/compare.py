@@ -7,7 +7,6 @@ and so does ``python -m infrabook.bench compare`` in the terminal.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from infrabook.bench.entry import Entry, Record
 from infrabook.labels import text
@@ -69,26 +68,6 @@ def table(
         columns,
         tuple((row, model, *(v[n] for n in names)) for row, (model, v) in compared.items()),
     )
-
-
-def where(device: Mapping[str, Any]) -> str:
-    """A machine in words: GPU name, SMs and driver, or CPU model and cores."""
-    if device.get("kind") == "cuda":
-        return text(
-            "bench.prov.gpu", name=device["name"], sms=device["sm_count"], driver=device["driver"]
-        )
-    return text("bench.prov.cpu", name=device.get("name"), cores=device.get("usable_cores"))
-
-
-def machine_line(name: str, entry: Entry) -> str:
-    """One record's column explained: its machine, date, versions and the load it ran under."""
-    prov = entry.provenance
-    libs = ", ".join(f"{k} {v}" for k, v in prov.versions.items() if v and k != "python")
-    load = prov.host_load.get("loadavg_1m")
-    loaded = text("bench.prov.load", load=load, cores=prov.host_load.get("cores"))
-    parts = [where(prov.device), prov.date[:10], libs] + ([loaded] if load is not None else [])
-    parts += [text("bench.prov.quick")] if prov.quick else []
-    return text("bench.cmp.machine", name=name, what=" · ".join(parts))
 
 
 def spread(

@@ -92,16 +92,18 @@ class FusionResults(Results):
         bandwidth as a share of the copy's (model: 100 %, every path moving its modelled
         bytes at copy bandwidth); the copy's GB/s beside them, without a model."""
         rows: Compared = {}
+        size = f"[{params['rows']}, {params['cols']}]"  # a quick run's rows are not a full one's
         ran = [n for n, p in self.paths.items() if p.timing is not None]
         for name in ran:
             if self.paths[name].fused:
-                row = text("bench.cmp.speedup", what=name)
+                row = text("bench.cmp.speedup", what=f"{size} {name}")
                 rows[row] = (self.model_speedup, self.speedup(name))
         for name in ran:
             if name != "copy" and "copy" in ran:
-                rows[text("bench.cmp.pct_copy", what=name)] = (100.0, self.pct_copy(name))
+                row = text("bench.cmp.pct_copy", what=f"{size} {name}")
+                rows[row] = (100.0, self.pct_copy(name))
         if "copy" in ran:
-            rows[text("bench.cmp.copy_gb_s")] = (None, self.paths["copy"].gb_s)
+            rows[f"{size} {text('bench.cmp.copy_gb_s')}"] = (None, self.paths["copy"].gb_s)
         return rows
 
     def tables(self, params: Params, device: Params) -> list[Table]:

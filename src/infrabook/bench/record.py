@@ -32,10 +32,7 @@ class RecordError(ValueError):
 
     def __init__(self, path: Path, why: str) -> None:
         why = " ".join(why.split())  # one line, whatever a file name or a message holds
-        super().__init__(
-            f"benchmark record {path}: {why}; it was left as it is (rerun "
-            "`nox -s bench`, or restore it with git)"
-        )
+        super().__init__(f"benchmark record {path}: {why}")
         self.path = path
 
 

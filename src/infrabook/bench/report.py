@@ -14,6 +14,7 @@ string a display shows (record, ``conf/``, labels) goes through
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,21 +86,59 @@ def _resolve(
     return next((f for f in found if f[1].status == "ok"), found[0] if found else (None, None))
 
 
-def provenance_line(entry: Entry) -> str:
-    """Device, versions, commit, date, load and method of one entry, on one line."""
-    prov, where = entry.provenance, compare.where(entry.provenance.device)
+def _where(device: dict[str, Any]) -> str:
+    """A machine in words: GPU name, SMs and driver, or CPU model and cores."""
+    if device.get("kind") == "cuda":
+        return text(
+            "bench.prov.gpu", name=device["name"], sms=device["sm_count"], driver=device["driver"]
+        )
+    return text("bench.prov.cpu", name=device.get("name"), cores=device.get("usable_cores"))
+
+
+def _commit(git: dict[str, Any]) -> str:
+    """A commit as a line shows it: 10 hex digits, and whether the tree had changes."""
+    commit = (git.get("commit") or text("word.unknown"))[:10]
+    return commit + (text("bench.prov.dirty") if git.get("dirty") else "")
+
+
+def date_span(dates: Iterable[str]) -> str:
+    """The days that ISO timestamps fall on: one day, the first and the last, or ``—``.
+
+    >>> date_span(["2026-11-29T15:02:51Z", "2026-11-29T15:03:10Z"]), date_span([])
+    ('2026-11-29', '—')
+    >>> date_span(["2026-11-30T01:00:00Z", "2026-11-28T23:00:00Z"])
+    '2026-11-28–2026-11-30'
+    """
+    days = sorted({d[:10] for d in dates}) or ["—"]
+    return days[0] if len(days) == 1 else f"{days[0]}–{days[-1]}"
+
+
+def record_list(*, folder: Folder = None) -> Display:
+    """Each record: the experiments it measured, the days (UTC) and the commits they were
+    measured at."""
+    rows = []
+    for name, rec in records(folder=folder).items():
+        ok = [(n, e.provenance) for n, e in rec.experiments.items() if e.status == "ok"]
+        commits = ", ".join(sorted({_commit(p.git) for _, p in ok})) or "—"
+        rows.append((name, ", ".join(n for n, _ in ok), date_span(p.date for _, p in ok), commits))
+    keys = ("record", "experiments", "dates", "commit")
+    columns = tuple(text(f"prose.records.col.{k}") for k in keys)
+    return Display("", tables=[Table("", columns, tuple(rows))])
+
+
+def provenance_line(entry: Entry, *, method: bool = True) -> str:
+    """Device, versions, commit, date, load and (``method``) how it was measured, on one line."""
+    prov = entry.provenance
     v = prov.versions
     libs = ", ".join(f"{k} {v[k]}" for k in ("torch", "triton", "numpy", "numexpr") if v.get(k))
-    commit = (prov.git.get("commit") or text("word.unknown"))[:10]
-    commit += text("bench.prov.dirty") if prov.git.get("dirty") else ""
-    parts = [text("bench.prov.measured", where=where), libs]
-    parts += [text("bench.prov.commit", commit=commit), prov.date]
+    parts = [text("bench.prov.measured", where=_where(prov.device)), libs]
+    parts += [text("bench.prov.commit", commit=_commit(prov.git)), prov.date]
     load_ = prov.host_load
     if load_.get("loadavg_1m") is not None:
         parts.append(text("bench.prov.load", load=load_["loadavg_1m"], cores=load_.get("cores")))
     parts += [text("bench.prov.quick")] if prov.quick else []
     parts += [text("bench.prov.note")] if prov.note else []  # the note itself: in the file
-    if entry.status == "ok":
+    if method and entry.status == "ok":
         parts.append(text("bench.prov.method", method=entry.results.method(entry.params)))
     return " · ".join(parts)
 
@@ -122,6 +161,11 @@ class Display:
         parts += [f"*{markdown_text(self.provenance)}*"] if self.provenance else []
         parts += ["\n".join(f"- {markdown_text(n)}" for n in self.notes)] if self.notes else []
         return "\n\n".join(parts)
+
+    def text(self) -> str:
+        """The same in a terminal: title, note, tables, provenance line and notes, a line each."""
+        parts = [self.title, self.message, *(t.text() for t in self.tables), self.provenance]
+        return "\n".join(p for p in (*parts, *self.notes) if p)
 
 
 def show(experiment: str, device: str | None = None, *, folder: Folder = None) -> Display:
@@ -149,20 +193,35 @@ def agreement(experiment: str, *, folder: Folder = None) -> str:
     return text("bench.cmp.agree", n=others, spread=f"{worst:.0f}")
 
 
-def side_by_side(experiment: str, *, folder: Folder = None) -> Display:
-    """Every record of ``experiment`` side by side, the book's model first, each column's
-    machine, date, versions and load in a note under the table; a note when none has it."""
-    found = records(folder=folder)
+def side_by_side(
+    experiment: str,
+    *,
+    folder: Folder = None,
+    found: dict[str, Record] | None = None,
+    yours: Collection[str] = (),
+) -> Display:
+    """Every record of ``experiment`` (``folder``'s, or ``found``) side by side, the book's
+    model first, each column's machine, date, versions and load in a note under the table,
+    the reader's records (``yours``) headed as such; a note when none has it."""
+    found = records(folder=folder) if found is None else found
     refs = {_reference(kind, found) for kind in ("cpu", "gpu")}
     measured = compare.entries(experiment, found)
     title = get(experiment).title
     if not measured or not compare.rows(measured):
         return Display(title, message=text("bench.not_measured"))
     notes = tuple(
-        compare.machine_line(name, entry) + (text("bench.cmp.is_reference") if name in refs else "")
+        text(
+            "bench.cmp.machine",
+            name=name + (text("bench.cmp.is_reference") if name in refs else ""),
+            what=provenance_line(entry, method=False),
+        )
         for name, entry in measured.items()
     )
-    return Display(title, tables=[compare.table(experiment, found)], notes=notes)
+
+    def header(name: str) -> str:
+        return text("bench.cmp.yours", name=name) if name in yours else name
+
+    return Display(title, tables=[compare.table(experiment, found, header)], notes=notes)
 
 
 def machines_figure(experiment: str, *, folder: Folder = None) -> Any:

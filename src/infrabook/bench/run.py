@@ -133,8 +133,8 @@ def merge_returned(folder: Path, out: Path) -> int:
 
 def comparison(paths: Sequence[Path], book: Path) -> str:
     """The records at ``paths`` (the reader's) beside the book's records in ``book`` and the
-    model, per experiment, as terminal text in the build's language; :class:`RecordError`
-    for a file that is not a record."""
+    model, per experiment the reader measured, as terminal text in the build's language;
+    :class:`RecordError` for a file that is not a record."""
     yours: dict[str, Record] = {}
     for path in paths:
         found = record.read(path)
@@ -147,24 +147,12 @@ def comparison(paths: Sequence[Path], book: Path) -> str:
         for name, rec in report.records(folder=book).items()
         if record.record_path(name, book).resolve() not in mine
     }
-    every = yours | theirs
-    refs = {report.reference(kind, folder=book) for kind in ("cpu", "gpu")}
-
-    def header(name: str) -> str:
-        if name in yours:
-            return text("bench.cmp.yours", name=name)
-        return name + (text("bench.cmp.is_reference") if name in refs else "")
-
     parts = [text("bench.cmp.files", paths=", ".join(map(str, paths)))]
-    if not theirs:
-        parts.append(text("bench.cmp.none_yet", path=book))
+    parts += [] if theirs else [text("bench.cmp.none_yet", path=book)]
     for experiment in EXPERIMENTS:
-        measured = compare.entries(experiment, every)
-        if not set(measured) & set(yours) or not compare.rows(measured):
-            continue
-        table = compare.table(experiment, every, header)
-        lines = [compare.machine_line(n, e) for n, e in measured.items()]
-        parts.append("\n".join([EXPERIMENTS[experiment].title, table.text(), *lines]))
+        if compare.entries(experiment, yours):
+            shown = report.side_by_side(experiment, found=yours | theirs, yours=yours)
+            parts += [shown.text()] if shown.tables else []
     return "\n\n".join(parts)
 
 

@@ -102,17 +102,19 @@ class ShapesResults(Results):
         proportion to rows executed), and the best matmul rate as a share of the estimated
         peak, without a model."""
         calls, generic = params["calls"], self.groups.get("generic")
+        size = f"[k={params['k']}, n={params['n']}]"  # a quick run's rows are not a full one's
         rows: Compared = {}
         for name, t in self.groups.items():
             if name == "generic" or generic is None:
                 continue
             buckets = params["buckets"] if name == "bucketed" else None
             model = bucketing.executed_rows(calls, buckets) / bucketing.actual_rows(calls)
-            what = text(f"bench.strategy.{name}")
+            what = f"{size} {text(f'bench.strategy.{name}')}"
             rows[text("bench.cmp.group_ratio", what=what)] = (model, t.median_s / generic.median_s)
         peak = self.est_peak_gflop_s(params)
         if peak:
-            rows[text("bench.cmp.pct_peak")] = (None, 100 * max(self.rates(params).values()) / peak)
+            best = 100 * max(self.rates(params).values()) / peak
+            rows[f"{size} {text('bench.cmp.pct_peak')}"] = (None, best)
         return rows
 
     def tables(self, params: Params, device: Params) -> list[Table]:
