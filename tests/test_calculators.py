@@ -21,6 +21,7 @@ import pytest
 from infrabook.attention_sizes import attention_sizes
 from infrabook.calculators import (
     Field,
+    FieldError,
     calculators,
     kernel_table,
     plan_table,
@@ -155,8 +156,20 @@ def test_size_and_trace_tables():
 
 def test_a_field_reads_the_same_for_cli_and_page_within_bounds():
     f = Field("scores", "floats", "0", -1e6, 1e6)
-    assert f.convert("1, 2.5") == f.parse("1, 2.5") == [1.0, 2.5]
+    assert f.unbounded.parse("1, 2.5") == f.parse("1, 2.5") == [1.0, 2.5]
     # the CLI is not bounded by what a browser can answer quickly; the page is
-    assert f.convert("2e6") == [2e6]
+    assert f.unbounded.parse("2e6") == [2e6]
     with pytest.raises(ValueError, match="2e6"):
         f.parse("2e6")
+    # a count's lower bound of 1 is no browser's limit: the CLI keeps it
+    runs = Field("runs", "int", "3", 1, 1000)
+    assert runs.unbounded.parse("5000") == 5000
+    with pytest.raises(FieldError, match="-1"):
+        runs.unbounded.parse("-1")
+
+
+def test_a_json_caller_may_send_numbers_and_gets_field_errors_for_the_rest():
+    calc = calculators()["fusion"]
+    values, errors = calc.parse({"rows": 64, "cols": [1, 2]})
+    assert values["rows"] == 64
+    assert [e.field for e in errors] == ["cols"] and "[1, 2]" in str(errors[0])

@@ -60,27 +60,48 @@ def test_defaults_are_the_articles_case(capsys):
     assert json.loads(capsys.readouterr().out)["standard_intermediate_traffic_bytes"] == 2**30
 
 
+def _field_error(key: str, field: str, raw: str) -> str:
+    return text(key, label=text(f"live.field.{field}"), raw=raw)
+
+
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["fusion", "--rows", "0"], "rows must be a positive integer, got 0"),
-        (["fusion", "--cols", "-5"], "cols must be a positive integer, got -5"),
-        (["fusion", "--dtype", "fp64"], "invalid choice: 'fp64'"),
-        (["attention", "--seq-len", "0"], "seq_len must be a positive integer, got 0"),
-        (["softmax", "--scores", "0,nan", "--values", "1,2"], "scores must be finite"),
-        (["softmax", "--scores", "0,inf", "--values", "1,2"], "scores must be finite"),
-        # the live calculator's message, in the reader's language: one check for both
+        # the fields' own messages, in the reader's language, as the live calculators say them
+        (["fusion", "--rows", "0"], _field_error("live.error.positive_int", "rows", "0")),
+        (["fusion", "--cols", "-5"], _field_error("live.error.positive_int", "cols", "-5")),
+        (
+            ["fusion", "--dtype", "fp64"],
+            text(
+                "live.error.choice",
+                label=text("live.field.dtype"),
+                raw="fp64",
+                choices="fp32 / fp16 / bf16",
+            ),
+        ),
+        (["attention", "--seq-len", "0"], _field_error("live.error.positive_int", "seq_len", "0")),
+        (
+            ["softmax", "--scores", "0,nan", "--values", "1,2"],
+            _field_error("live.error.read_float", "scores", "0,nan"),
+        ),
+        (
+            ["softmax", "--scores", "0,inf", "--values", "1,2"],
+            _field_error("live.error.read_float", "scores", "0,inf"),
+        ),
         (
             ["softmax", "--scores", "0,1", "--values", "1"],
             text("live.error.same_length", scores=2, values=1),
         ),
-        (["softmax", "--scores", "a,b"], "expected comma-separated numbers"),
-        (["launches", "--runs", "-1"], "runs must be a positive integer, got -1"),
+        (["softmax", "--scores", "a,b"], _field_error("live.error.read_float", "scores", "a,b")),
+        (["launches", "--runs", "-1"], _field_error("live.error.positive_int", "runs", "-1")),
         (["buckets", "--rows", "4096"], "超过了最大的桶（2048）"),
-        (["buckets", "--buckets", ""], "expected comma-separated integers"),
+        (["buckets", "--buckets", ""], _field_error("live.error.positive_items", "buckets", "''")),
         (["crossover", "--strategy", "a:1:5"], "at least two strategies"),
         (["crossover", "--strategy", "a:1:inf", "--strategy", "b:1:2"], "run_ms of 'a'"),
-        (["frobnicate"], "invalid choice"),
+        # argparse's own words, from the Chinese catalogue of its messages
+        (["frobnicate"], "无效的选项：'frobnicate'"),
+        (["fusion", "--frobnicate"], "无法识别的参数：--frobnicate"),
+        (["fusion", "--rows"], "参数 --rows：需要一个值"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, needle, capsys):
@@ -150,3 +171,24 @@ def test_columns_line_up_by_display_width(capsys, monkeypatch):
             display_width(first) + len(line[len(first) :]) - len(line[len(first) :].lstrip())
         )
     assert len(starts) == 1, lines
+
+
+def test_help_and_argparse_words_follow_the_build_language(capsys, monkeypatch):
+    with pytest.raises(SystemExit):
+        main(["fusion", "--help"])
+    zh = capsys.readouterr().out
+    assert zh.startswith("用法：infrabook fusion") and "显示这段帮助后退出" in zh
+    assert text("cli.help.fusion") in zh and text("live.field.rows") in zh
+    for english in ("usage", "options", "show this", "print JSON", "traffic"):
+        assert english not in zh
+    monkeypatch.setenv("INFRABOOK_LANG", "en")
+    with pytest.raises(SystemExit):
+        main(["fusion", "--help"])
+    en = capsys.readouterr().out
+    assert en.startswith("usage: infrabook fusion") and "show this help message" in en
+    assert "traffic and peak" in en and "用法" not in en
+    with pytest.raises(SystemExit) as exc:
+        main(["fusion", "--rows", "0"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "error: argument --rows: " in err
+    assert "expected a positive integer, got 0" in err

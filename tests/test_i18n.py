@@ -201,3 +201,19 @@ def test_the_wheel_carries_the_compiled_catalogue(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout == "reads\n"
+
+
+def test_argparse_catalogue_fails_on_a_reworded_message_and_a_stale_mo(tmp_path):
+    assert catalogue.argparse_problems() == []
+    po = tmp_path / "zh" / "LC_MESSAGES" / "argparse.po"
+    po.parent.mkdir(parents=True)
+    text = catalogue.ARGPARSE_PO.read_text(encoding="utf-8")
+    po.write_text(text.replace('msgid "options"', 'msgid "optional arguments"'), encoding="utf-8")
+    po.with_suffix(".mo").write_bytes(catalogue.compiled(po))
+    assert catalogue.argparse_problems(po) == [
+        "argparse.po: argparse no longer writes 'optional arguments'"
+    ]
+    po.write_text(text.replace('msgstr "用法："', 'msgstr ""'), encoding="utf-8")
+    found = catalogue.argparse_problems(po)
+    assert "argparse.po: untranslated or fuzzy 'usage: '" in found
+    assert "argparse.mo: not the .po compiled (run nox -s catalogues)" in found

@@ -110,7 +110,7 @@ def problems(locale: Path) -> list[str]:
 
 def main() -> int:
     locale = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parents[1] / "locale"
-    found = problems(locale) + catalogue.problems()
+    found = problems(locale) + catalogue.problems() + catalogue.argparse_problems()
     for line in found:
         print(line)
     if found:

@@ -12,13 +12,20 @@ runs it with :func:`convert_labels` first.
 The ``.mo`` is committed rather than compiled when the wheel is built: the package then
 translates the same way from a source checkout, an editable install, the wheel and the wheel
 Pyodide unpacks, with no build hook and no Babel at build time. :func:`problems` (run by
-``docs/check_translations.py`` and the tests) fails when it no longer matches the ``.po``.
+``docs/checks/translations.py`` and the tests) fails when it no longer matches the ``.po``.
+
+One more catalogue goes the other way: argparse's own words (``usage:``, its errors) in
+Chinese, ``locale/zh/LC_MESSAGES/argparse.po``, for the ``infrabook`` command; its message ids
+are argparse's, and :func:`argparse_problems` fails when the running Python no longer writes
+one of them, or the ``.mo`` is stale.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import importlib
+import inspect
 import io
 import re
 from collections.abc import Iterable
@@ -34,9 +41,11 @@ from infrabook.i18n import DOMAIN, LOCALE_DIR
 from infrabook.tables import display_width
 
 PO = LOCALE_DIR / "en" / "LC_MESSAGES" / f"{DOMAIN}.po"
+ARGPARSE_PO = LOCALE_DIR / "zh" / "LC_MESSAGES" / "argparse.po"
 LABELS_SOURCE = Path(labels.__file__)
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 _FIELD = re.compile(r"\{[^{}]*\}")
+_PERCENT = re.compile(r"%(?:\(\w+\))?[rs]")
 LINE_LENGTH = 100  # ruff's, in pyproject.toml; it counts a CJK character as two columns
 
 
@@ -77,11 +86,14 @@ def template() -> Catalog:
 
 
 def read(po: Path = PO) -> Catalog:
-    """The English catalogue (an empty one if there is none yet)."""
+    """The catalogue at ``po``, in the language of its ``<lang>/LC_MESSAGES`` folder (English
+    elsewhere; an empty one if there is none yet)."""
+    lang = po.parts[-3] if po.parent.name == "LC_MESSAGES" else "en"
+    domain = po.stem
     if not po.exists():
-        return Catalog(locale="en", domain=DOMAIN, project="infrabook", fuzzy=False)
+        return Catalog(locale=lang, domain=domain, project="infrabook", fuzzy=False)
     with po.open("rb") as f:
-        return read_po(f, locale="en", domain=DOMAIN)
+        return read_po(f, locale=lang, domain=domain)
 
 
 def write(catalog: Catalog, po: Path = PO) -> None:
@@ -232,6 +244,34 @@ def problems(po: Path = PO) -> list[str]:
     return found
 
 
+def argparse_problems(po: Path = ARGPARSE_PO) -> list[str]:
+    """What keeps argparse's Chinese catalogue from being in force: a message id argparse
+    no longer writes (a newer Python reworded it), an untranslated or fuzzy entry, a
+    translation that loses or adds a ``%`` placeholder, or a stale ``.mo``.
+
+    >>> argparse_problems()
+    []
+    """
+    source = inspect.getsource(argparse)
+    found = []
+    for entry in read(po):
+        if not entry.id:
+            continue
+        ids = [str(i) for i in (entry.id if isinstance(entry.id, tuple) else (entry.id,))]
+        raw = entry.string if isinstance(entry.string, tuple | list) else (entry.string,)
+        strings = [str(t or "") for t in raw]
+        if any(repr(i) not in source and f'"{i}"' not in source for i in ids):
+            found.append(f"{po.name}: argparse no longer writes {ids[0]!r}")
+        elif not all(strings) or entry.fuzzy:
+            found.append(f"{po.name}: untranslated or fuzzy {ids[0]!r}")
+        elif any(sorted(_PERCENT.findall(ids[0])) != sorted(_PERCENT.findall(t)) for t in strings):
+            found.append(f"{po.name}: the translation's placeholders differ from {ids[0]!r}")
+    mo = po.with_suffix(".mo")
+    if not mo.exists() or mo.read_bytes() != compiled(po):
+        found.append(f"{mo.name}: not the .po compiled (run nox -s catalogues)")
+    return found
+
+
 def main() -> int:
     """``python -m infrabook.catalogue``: converts old-way labels, then updates the catalogue
     and its ``.mo``; says what is left to translate (``problems``)."""
@@ -241,7 +281,8 @@ def main() -> int:
         print(f"catalogue: {len(converted)} label(s) converted: {shown}")
         importlib.reload(labels)  # the labels as they are now written, Chinese only
     update()
-    left = problems()
+    ARGPARSE_PO.with_suffix(".mo").write_bytes(compiled(ARGPARSE_PO))
+    left = problems() + argparse_problems()
     for line in left:
         print(line)
     print(f"catalogue: {PO} updated; {len(left)} message(s) to translate or fix")

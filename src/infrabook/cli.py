@@ -1,22 +1,25 @@
 """The ``infrabook`` command: the article's recomputation, and the calculators on your numbers.
 
 Every subcommand's defaults come from ``conf/scenarios.toml``, so a bare subcommand shows the
-article's case. Bad input prints one line on stderr and exits with status 2.
+article's case. Bad input prints one line on stderr and exits with status 2. Everything it
+prints is in the build's language (``INFRABOOK_LANG``, Chinese by default), argparse's own
+words included.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, NoReturn
 
 import numpy as np
 
-from infrabook import config, labels
+from infrabook import config, i18n, labels
 from infrabook.audit import audit, section6_lines
 from infrabook.bucketing import (
     BucketingScenario,
@@ -32,7 +35,22 @@ from infrabook.serialise import jsonable
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, labels.text("cli.error", prog=self.prog, message=message) + "\n")
+
+
+@contextlib.contextmanager
+def _argparse_words() -> Iterator[None]:
+    """argparse's own words (``usage:``, its errors) in the build's language for the block.
+    argparse translates them with the gettext functions it imported, which follow the
+    process's locale rather than ``INFRABOOK_LANG``, so they are swapped for the ones of
+    :func:`infrabook.i18n.argparse_catalogue` and put back after."""
+    catalogue = i18n.argparse_catalogue(i18n.language())
+    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+    argparse._, argparse.ngettext = catalogue.gettext, catalogue.ngettext  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
 
 
 def _shown(result: Result, *after: str) -> tuple[Any, str]:
@@ -46,11 +64,12 @@ def _cmd_calc(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def _reader(f: Field) -> Callable[[str], Any]:
-    """The field's option value read as :meth:`Field.convert` reads it (its message kept)."""
+    """The option's value as the field reads it without a browser's bounds, in the reader's
+    language (:attr:`Field.unbounded`)."""
 
     def read(raw: str) -> Any:
         try:
-            return f.convert(raw)
+            return f.unbounded.parse(raw)
         except ValueError as err:
             raise argparse.ArgumentTypeError(str(err)) from None
 
@@ -76,10 +95,8 @@ def _cmd_softmax(args: argparse.Namespace) -> tuple[Any, str]:
     except FloatingPointError:
         result = None
     if result is None or not math.isfinite(result.data["result"]):
-        raise ValueError(
-            f"the weighted sum of --values {args.values!r} overflows float64 "
-            f"(largest {sys.float_info.max:.3g}): expected smaller values"
-        )
+        largest = f"{sys.float_info.max:.3g}"
+        raise ValueError(labels.text("cli.error.overflow", values=args.values, largest=largest))
     return _shown(result)
 
 
@@ -119,12 +136,13 @@ def _cmd_audit(args: argparse.Namespace) -> tuple[Any, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with the article's case as every default."""
-    parser = _Parser(prog="infrabook", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="infrabook", description=labels.text("cli.description"))
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    def command(name: str, func: Callable[[argparse.Namespace], Any], help_: str) -> Any:
+    def command(name: str, func: Callable[[argparse.Namespace], Any]) -> Any:
+        help_ = labels.text(f"cli.help.{name}")
         p = sub.add_parser(name, help=help_, description=help_)
-        p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        p.add_argument("--json", action="store_true", help=labels.text("cli.help.json"))
         p.set_defaults(func=func)
         return p
 
@@ -134,30 +152,30 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument(flag or f.option, dest=f.name, action="store_true", help=f.label)
             return
         flag = flag or f.option
-        choices = [f.convert(c) for c in f.choices] or None
         p.add_argument(
             flag,
             dest=f.name,
-            metavar=None if choices else flag.removeprefix("--").replace("-", "_").upper(),
+            metavar="{" + ",".join(f.choices) + "}"
+            if f.choices
+            else flag.removeprefix("--").replace("-", "_").upper(),
             type=_reader(f),
             default=f.default,
-            choices=choices,
             help=f.label,
         )
 
-    def calculator(name: str, func: Callable[[argparse.Namespace], Any], help_: str) -> None:
-        p = command(name, func, help_)
+    def calculator(name: str, func: Callable[[argparse.Namespace], Any]) -> None:
+        p = command(name, func)
         for f in calculators()[name].fields:
             option(p, f)
 
-    command("calc", _cmd_calc, "the article's section 6 recomputation")
-    calculator("fusion", _cmd("fusion"), "traffic and peak of every fusion plan of the chain")
-    calculator("attention", _cmd("attention"), "standard vs FlashAttention sizes and traffic")
-    calculator("softmax", _cmd_softmax, "online softmax traced block by block")
-    calculator("launches", _cmd("launches"), "host submissions vs kernels executed")
+    command("calc", _cmd_calc)
+    calculator("fusion", _cmd("fusion"))
+    calculator("attention", _cmd("attention"))
+    calculator("softmax", _cmd_softmax)
+    calculator("launches", _cmd("launches"))
     # The buckets command keeps its own way to vary the strategies (--rates, --mfu), the
     # book's pages show it; its calls (as --rows) and buckets are the calculator's fields.
-    p = command("buckets", _cmd_buckets, "rows, padding and time of each shape strategy")
+    p = command("buckets", _cmd_buckets)
     buckets = calculators()["buckets"]
     option(p, buckets.field("calls"), "--rows")
     option(p, buckets.field("buckets"))
@@ -165,23 +183,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--rates",
         choices=("article", "peak"),
         default="article",
-        help="the article's stated rates, or MFU x the unrounded peak",
+        help=labels.text("cli.help.rates"),
     )
+    mfus = ",".join(f"{s.name}={s.mfu:g}" for s in article_bucketing().strategies)
     p.add_argument(
         "--mfu",
         metavar="NAME=FRACTION,...",
         default=None,
-        help="assumed executed utilisation per strategy, padding included "
-        "(default: the article's generic=0.2,bucketed=0.4,specialised=0.5)",
+        help=labels.text("cli.help.mfu", mfus=mfus),
     )
-    p = command("crossover", _cmd_crossover, "where T = P + r*T lines cross")
+    p = command("crossover", _cmd_crossover)
     p.add_argument(
         "--strategy",
         action="append",
         metavar="NAME:PREP_MS:RUN_MS",
-        help="repeatable; default: the article's three strategies",
+        help=labels.text("cli.help.strategy"),
     )
-    command("audit", _cmd_audit, "every numeric claim of the article, recomputed")
+    command("audit", _cmd_audit)
     return parser
 
 
@@ -191,14 +209,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config.check_all()
     except config.ConfError as err:
-        print(f"infrabook: error: {err}", file=sys.stderr)
+        print(labels.text("cli.error", prog="infrabook", message=err), file=sys.stderr)
         return 2
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    with _argparse_words():
+        args = build_parser().parse_args(argv)
     try:
         data, text = args.func(args)
     except ValueError as err:
-        print(f"infrabook {args.command}: error: {err}", file=sys.stderr)
+        prog = f"infrabook {args.command}"
+        print(labels.text("cli.error", prog=prog, message=err), file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(jsonable(data), ensure_ascii=False, indent=2))

@@ -48,6 +48,20 @@ def _catalogue(lang: str) -> gettext.NullTranslations:
         return gettext.GNUTranslations(mo)
 
 
+@cache
+def argparse_catalogue(lang: str) -> gettext.NullTranslations:
+    """argparse's own words (``usage:``, its errors) in ``lang``: English is argparse's; the
+    Chinese is ``locale/zh/LC_MESSAGES/argparse.mo`` (see :mod:`infrabook.catalogue`).
+
+    >>> argparse_catalogue("zh").gettext("usage: "), argparse_catalogue("en").gettext("usage: ")
+    ('用法：', 'usage: ')
+    """
+    if lang == "en":
+        return gettext.NullTranslations()
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / "argparse.mo").open("rb") as mo:
+        return gettext.GNUTranslations(mo)
+
+
 def translate(message: str, *, context: str | None = None, lang: str | None = None) -> str:
     """``message`` (Chinese, the source) in ``lang`` (the build's language by default);
     ``context`` is the message's msgctxt, for Chinese words that need different English in

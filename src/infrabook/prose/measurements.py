@@ -34,8 +34,8 @@ def values(*, folder: report.Folder = None) -> dict[str, Any]:
     runs = [e for n, e in (found.experiments if found else {}).items() if n in CPU_EXPERIMENTS]
     goals = config.bench_targets()
     sw, fa = goals["gpu_fused_swiglu_bandwidth"], goals["gpu_flash_vs_sdpa_8192"]
-    if sw.device != fa.device:  # the prose names one GPU for both targets
-        raise ValueError(f"the GPU targets name two devices: {sw.device!r}, {fa.device!r}")
+    if sw.device is None or sw.device != fa.device:  # the prose names one GPU for both
+        raise ValueError(f"the GPU targets must name one device, got {sw.device!r}, {fa.device!r}")
     size = "reduced" if any(e.provenance.quick for e in runs) else "full"
     return {
         "ms_ref": ref or text("word.unknown"),
