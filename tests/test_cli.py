@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -12,6 +13,8 @@ import pytest
 from infrabook.cli import main
 from infrabook.labels import text
 from infrabook.tables import display_width
+
+SAVED = (argparse._, argparse.ngettext)  # type: ignore[attr-defined]
 
 ARTICLE_SECTION_6 = [
     "融合: 分开 120 MiB → 融合 72 MiB(比 0.60,理论 1.67×);三步 156/108/60 MiB",
@@ -96,10 +99,13 @@ def _field_error(key: str, field: str, raw: str) -> str:
         (["launches", "--runs", "-1"], _field_error("live.error.positive_int", "runs", "-1")),
         (["buckets", "--rows", "4096"], "超过了最大的桶（2048）"),
         (["buckets", "--buckets", ""], _field_error("live.error.positive_items", "buckets", "''")),
+        (["buckets", "--rows", ""], _field_error("live.error.positive_calls", "calls", "''")),
+        (["attention", "--block-q", "0"], _field_error("live.error.positive_int", "block_q", "0")),
         (["crossover", "--strategy", "a:1:5"], "at least two strategies"),
         (["crossover", "--strategy", "a:1:inf", "--strategy", "b:1:2"], "run_ms of 'a'"),
         # argparse's own words, from the Chinese catalogue of its messages
-        (["frobnicate"], "无效的选项：'frobnicate'"),
+        (["frobnicate"], "参数 子命令：无效的取值：'frobnicate'"),
+        ([], "缺少以下参数：子命令"),
         (["fusion", "--frobnicate"], "无法识别的参数：--frobnicate"),
         (["fusion", "--rows"], "参数 --rows：需要一个值"),
     ],
@@ -181,6 +187,11 @@ def test_help_and_argparse_words_follow_the_build_language(capsys, monkeypatch):
     assert text("cli.help.fusion") in zh and text("live.field.rows") in zh
     for english in ("usage", "options", "show this", "print JSON", "traffic"):
         assert english not in zh
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert top.startswith("用法：infrabook [-h] 子命令") and text("cli.help.audit") in top
+    assert (argparse._, argparse.ngettext) == SAVED  # put back after it exits
     monkeypatch.setenv("INFRABOOK_LANG", "en")
     with pytest.raises(SystemExit):
         main(["fusion", "--help"])
@@ -192,3 +203,11 @@ def test_help_and_argparse_words_follow_the_build_language(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "error: argument --rows: " in err
     assert "expected a positive integer, got 0" in err
+
+
+def test_a_bad_build_language_is_one_line(capsys, monkeypatch):
+    monkeypatch.setenv("INFRABOOK_LANG", "fr")
+    assert main(["calc"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "infrabook: error: INFRABOOK_LANG='fr': expected one of zh, en"
+    )

@@ -97,9 +97,10 @@ class Field:
         ...
         infrabook.calculators.FieldError: 每块几个分数：应为正整数，收到 0
         """
-        # a lower bound of 1 is no browser's limit but what a count or a size is: the
-        # calculators refuse less too, so the CLI says it here, in the reader's language
-        return replace(self, low=1 if self.low == 1 else None, high=None, max_items=sys.maxsize)
+        # an integer field with a lower bound counts or sizes something: the calculators
+        # refuse less than 1 too, so the CLI says so here, in the reader's language
+        counts = self.kind in ("int", "ints", "calls") and (self.low or 0) >= 1
+        return replace(self, low=1 if counts else None, high=None, max_items=sys.maxsize)
 
     def parse(self, raw: str) -> Any:
         """The value in ``raw``, checked against the field's kind and bounds: the live
@@ -155,7 +156,8 @@ class Field:
         low = number_text(self.low, "g") if self.low is not None else ""
         high = number_text(self.high, "g") if self.high is not None else ""
         if self.high is None and key != "live.error.choice":  # the CLI's unbounded reading
-            key = key.replace(".error.", ".error.positive_" if low == "1" else ".error.read_")
+            what = "calls" if self.kind == "calls" else key.rsplit(".", 1)[1]
+            key = f"live.error.{'positive' if low == '1' else 'read'}_{what}"
         raise FieldError(
             self.name,
             text(
@@ -204,7 +206,7 @@ class Calculator:
         """The article's case, as the text a reader sees in each field."""
         return {f.name: f.default for f in self.fields}
 
-    def parse(self, raw: Mapping[str, str]) -> tuple[dict[str, Any], list[FieldError]]:
+    def parse(self, raw: Mapping[str, object]) -> tuple[dict[str, Any], list[FieldError]]:
         """Every field read from ``raw`` (missing ones take their defaults), with the error
         of each bad one."""
         values: dict[str, Any] = {}

@@ -1,9 +1,11 @@
 """The ``infrabook`` command: the article's recomputation, and the calculators on your numbers.
 
 Every subcommand's defaults come from ``conf/scenarios.toml``, so a bare subcommand shows the
-article's case. Bad input prints one line on stderr and exits with status 2. Everything it
-prints is in the build's language (``INFRABOOK_LANG``, Chinese by default), argparse's own
-words included.
+article's case. Bad input prints one line on stderr and exits with status 2. Its help,
+tables and printed lines, argparse's own words and the errors of the fields it reads are in
+the build's language (``INFRABOOK_LANG``, Chinese by default); an error that a calculator
+itself raises on values the fields let through (``--strategy``, ``--mfu``, a count larger
+than its total) is the package's message, in English.
 """
 
 from __future__ import annotations
@@ -135,9 +137,12 @@ def _cmd_audit(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser, with the article's case as every default."""
+    """The argument parser, with the article's case as every default; its help in the
+    build's language, argparse's own words too when it parses inside :func:`main`."""
     parser = _Parser(prog="infrabook", description=labels.text("cli.description"))
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = parser.add_subparsers(
+        dest="command", metavar=labels.text("cli.subcommand"), required=True, parser_class=_Parser
+    )
 
     def command(name: str, func: Callable[[argparse.Namespace], Any]) -> Any:
         help_ = labels.text(f"cli.help.{name}")
@@ -206,6 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status: 0, or 2 with one line on stderr for bad input
     or a bad ``conf/`` file."""
+    try:
+        i18n.language()
+    except ValueError as err:
+        print(f"infrabook: error: {err}", file=sys.stderr)
+        return 2
     try:
         config.check_all()
     except config.ConfError as err:

@@ -433,12 +433,13 @@ LABELS: dict[str, str] = {
     "cli.help.softmax": "逐块追踪在线 softmax",
     "cli.help.launches": "主机提交次数与执行的 kernel 数",
     "cli.help.buckets": "每种形状策略的行数、补齐与时间",
-    "cli.help.crossover": "T = P + r*T 的直线在哪里相交",
+    "cli.help.crossover": "各策略的 T_prep + n·T_run 直线在哪里相交",
     "cli.help.audit": "原文每个数字结论的复算",
     "cli.help.json": "输出 JSON，而不是表格",
     "cli.help.rates": "article：原文写出的速率；peak：MFU × 未取整的峰值",
     "cli.help.mfu": "每种策略假设的执行利用率（含补齐行），默认为原文的 {mfus}",
     "cli.help.strategy": "可重复；默认为原文的三种策略",
+    "cli.subcommand": "子命令",
     "cli.error": "{prog}：错误：{message}",
     "cli.error.overflow": (
         "--values {values} 的加权和超出 float64 的范围（最大 {largest}）：请用小一些的值"
@@ -566,10 +567,13 @@ LABELS: dict[str, str] = {
     "live.error.int": "{label}：应为 {low} 到 {high} 之间的整数，收到 {raw}",
     "live.error.float": "{label}：应为 {low} 到 {high} 之间的有限数，收到 {raw}",
     "live.error.read_int": "{label}：应为整数，收到 {raw}",
-    "live.error.read_float": "{label}：应为有限的数，收到 {raw}",
+    "live.error.read_float": "{label}：应为有限数，收到 {raw}",
     "live.error.read_items": "{label}：应为以逗号分隔的一项或多项，收到 {raw}",
     "live.error.positive_int": "{label}：应为正整数，收到 {raw}",
-    "live.error.positive_items": "{label}：应为以逗号分隔的一项或多项，每项为正整数，收到 {raw}",
+    "live.error.positive_items": "{label}：应为以逗号分隔的正整数，收到 {raw}",
+    "live.error.positive_calls": (
+        "{label}：应为以逗号分隔的调用，每个写成 ROWS 或 ROWSxCOUNT（例如 256x8），收到 {raw}"
+    ),
     "live.error.choice": "{label}：应为 {choices} 之一，收到 {raw}",
     "live.error.items": (
         "{label}：应为 1 到 {items} 项、以逗号分隔，每项在 {low} 到 {high} 之间，收到 {raw}"

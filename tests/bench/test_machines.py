@@ -171,6 +171,27 @@ def test_compare_prints_the_readers_machine_beside_the_books(bench_dir, capsys):
     assert text("bench.cmp.speedup", what=f"{_size()} compile") in out
 
 
+def test_compare_marks_only_the_books_reference_and_the_readers_record_wins_a_name(
+    bench_dir, tmp_path, capsys
+):
+    book = tmp_path / "empty-book"
+    book.mkdir()
+    mine = _other_machine(tmp_path, "cpu-mine-8c-123456")
+    assert run.main(["compare", str(mine), "--book", str(book)]) == 0
+    assert text("bench.cmp.is_reference") not in capsys.readouterr().out
+    _book(bench_dir)
+    same = tmp_path / "mine" / f"{BOOK}.json"  # the book's machine, measured again
+    same.parent.mkdir()
+    _other_machine(same.parent, BOOK, scale=10.0)
+    assert run.main(["compare", str(same)]) == 0
+    out = capsys.readouterr().out
+    speedup = next(line for line in out.splitlines() if f"{_size()} compile" in line)
+    book_value = report.results("fusion", BOOK).speedup("compile")
+    # one column, the reader's, with the reader's numbers: ten times slower than the book's
+    assert text("bench.cmp.yours", name=BOOK) in out and text("bench.cmp.is_reference") not in out
+    assert speedup.split()[-1] == f"{book_value / 10:.3g}"
+
+
 def _size() -> str:
     """The book's fusion record's problem size, as the rows it compares name it."""
     params = report.entry("fusion", BOOK).params

@@ -162,12 +162,13 @@ def read(path: Path) -> Record | None:
     try:
         data = validate.parse(raw)
         validate.check(data)
-        if isinstance(data, dict) and data.get("device") != path.stem:
+        found = from_json(data)
+        if found.device != path.stem:
             raise ValueError(
-                f"record.device is {validate.shown(data.get('device'))}, but the file is "
+                f"record.device is {validate.shown(found.device)}, but the file is "
                 f"named {path.name}: a record is named after its machine"
             )
-        return from_json(data)
+        return found
     except (ValueError, TypeError) as err:
         raise RecordError(path, str(err)) from err
 

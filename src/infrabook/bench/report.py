@@ -199,12 +199,15 @@ def side_by_side(
     folder: Folder = None,
     found: dict[str, Record] | None = None,
     yours: Collection[str] = (),
+    refs: Collection[str | None] | None = None,
 ) -> Display:
     """Every record of ``experiment`` (``folder``'s, or ``found``) side by side, the book's
     model first, each column's machine, date, versions and load in a note under the table,
-    the reader's records (``yours``) headed as such; a note when none has it."""
+    the reader's records (``yours``) headed as such and the reference records (``refs``,
+    by default those of ``found``) marked; a note when none has it."""
     found = records(folder=folder) if found is None else found
-    refs = {_reference(kind, found) for kind in ("cpu", "gpu")}
+    if refs is None:
+        refs = {_reference(kind, found) for kind in ("cpu", "gpu")}
     measured = compare.entries(experiment, found)
     title = get(experiment).title
     if not measured or not compare.rows(measured):

@@ -141,17 +141,16 @@ def comparison(paths: Sequence[Path], book: Path) -> str:
         if found is None:
             raise record.RecordError(path, "there is no such file")
         yours[found.device] = found
-    mine = {p.resolve() for p in paths}
-    theirs = {
-        name: rec
-        for name, rec in report.records(folder=book).items()
-        if record.record_path(name, book).resolve() not in mine
-    }
+    # a record of the same name in the book (the same machine, or one its facts do not
+    # tell apart) gives way to the reader's: theirs is the one asked about
+    theirs = {n: r for n, r in report.records(folder=book).items() if n not in yours}
+    refs = {report.reference(kind, folder=book) for kind in ("cpu", "gpu")} - set(yours)
     parts = [text("bench.cmp.files", paths=", ".join(map(str, paths)))]
     parts += [] if theirs else [text("bench.cmp.none_yet", path=book)]
     for experiment in EXPERIMENTS:
         if compare.entries(experiment, yours):
-            shown = report.side_by_side(experiment, found=yours | theirs, yours=yours)
+            every = yours | theirs
+            shown = report.side_by_side(experiment, found=every, yours=yours, refs=refs)
             parts += [shown.text()] if shown.tables else []
     return "\n\n".join(parts)
 
