@@ -546,6 +546,15 @@ LABELS: dict[str, str] = {
     "live.field.run_generic": "通用：每组时间 T_run（ms）",
     "live.field.run_bucketed": "分桶：每组时间 T_run（ms）",
     "live.field.run_specialised": "逐形状特化：每组时间 T_run（ms）",
+    # A field's name in its errors, where its label carries help that the error states itself.
+    "live.field_name.calls": "一组调用的行数",
+    "live.field_name.buckets": "桶的大小",
+    "live.field_name.scores": "分数 s_i",
+    "live.field_name.values": "值 v_i",
+    "live.error.calls": (
+        "{label}：应为以逗号分隔的 ROWS 或 ROWSxCOUNT（例如 256x8），ROWS、COUNT 都是正整数，"
+        "收到 {raw}"
+    ),
     "live.error.int": "{label}：应为 {low} 到 {high} 之间的整数，收到 {raw}",
     "live.error.float": "{label}：应为 {low} 到 {high} 之间的有限数，收到 {raw}",
     "live.error.choice": "{label}：应为 {choices} 之一，收到 {raw}",
