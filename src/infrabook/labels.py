@@ -741,6 +741,11 @@ LABELS: dict[str, str] = {
         "也就是说连一组都撑不过"
     ),
     "prose.records.both_lines_here": "两条实测直线的截距与斜率都来自这台机器",
+    "prose.records.crossing": "通用 ↔ 分桶的交叉点是 {runs} 组：{reason}",
+    "prose.records.no_crossing": (
+        "上面的交叉点表里没有通用 ↔ 分桶这一对：两条直线不在 n > 0 处相交，或者两者的每组时间"
+        "相差不超过噪声，交点的位置也只是噪声"
+    ),
     # ---- prose.fusion: chapter 2's glued words, tables and figure labels -------------------
     "prose.fusion.none": "无",
     "prose.fusion.col.device": "设备",
