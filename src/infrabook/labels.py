@@ -85,6 +85,11 @@ IN_CONTEXT = frozenset(
         "bench.col.record",
         "prose.records.col.commit",
         "ui.commit",
+        # words a table header shares: a header is in sentence case, a figure's label or a
+        # table cell keeps its own
+        "fig.fusion.kernel",
+        "bench.fig.measured",
+        "prose.conclusion.replay_keeps",
     }
 )
 
@@ -1053,7 +1058,7 @@ def text(key: str, lang: str | None = None, **fields: object) -> str:
     >>> text("word.yes", lang="zh"), text("word.yes", lang="en")
     ('是', 'yes')
     >>> text("fig.fusion.read", lang="en"), text("cli.col.reads", lang="en")
-    ('read', 'reads')
+    ('read', 'Reads')
     >>> text("no.such.key")
     Traceback (most recent call last):
     ...
