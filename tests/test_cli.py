@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from infrabook.calculators import Field
 from infrabook.cli import main
 from infrabook.labels import text
 from infrabook.tables import display_width
@@ -64,7 +65,7 @@ def test_defaults_are_the_articles_case(capsys):
 
 
 def _field_error(key: str, field: str, raw: str) -> str:
-    return text(key, label=text(f"live.field.{field}"), raw=raw)
+    return text(key, label=Field(field, "int", "1").name_text, raw=raw)
 
 
 @pytest.mark.parametrize(
@@ -85,17 +86,17 @@ def _field_error(key: str, field: str, raw: str) -> str:
         (["attention", "--seq-len", "0"], _field_error("live.error.positive_int", "seq_len", "0")),
         (
             ["softmax", "--scores", "0,nan", "--values", "1,2"],
-            _field_error("live.error.read_float", "scores", "0,nan"),
+            _field_error("live.error.read_floats", "scores", "0,nan"),
         ),
         (
             ["softmax", "--scores", "0,inf", "--values", "1,2"],
-            _field_error("live.error.read_float", "scores", "0,inf"),
+            _field_error("live.error.read_floats", "scores", "0,inf"),
         ),
         (
             ["softmax", "--scores", "0,1", "--values", "1"],
             text("live.error.same_length", scores=2, values=1),
         ),
-        (["softmax", "--scores", "a,b"], _field_error("live.error.read_float", "scores", "a,b")),
+        (["softmax", "--scores", "a,b"], _field_error("live.error.read_floats", "scores", "a,b")),
         (["launches", "--runs", "-1"], _field_error("live.error.positive_int", "runs", "-1")),
         (["buckets", "--rows", "4096"], "超过了最大的桶（2048）"),
         (["buckets", "--buckets", ""], _field_error("live.error.positive_items", "buckets", "''")),

@@ -39,11 +39,50 @@ def test_every_label_has_its_own_english():
 def test_one_chinese_wording_two_englishes():
     assert labels.LABELS["fig.fusion.read"] == labels.LABELS["cli.col.reads"] == "读"
     assert labels.text("fig.fusion.read", lang="en") == "read"
-    assert labels.text("cli.col.reads", lang="en") == "reads"
+    assert labels.text("cli.col.reads", lang="en") == "Reads"
 
 
 def test_in_context_names_labels_only():
     assert labels.LABELS.keys() >= labels.IN_CONTEXT
+
+
+# Table headers are labels keyed ``*.col.*``. Their English is in sentence case: it starts
+# with a capital, a digit or a symbol, except where its first word is a code identifier or
+# a unit, which keeps its own case. These are those first words, each with what it is.
+HEADER_FIRST_WORDS = {
+    "allclose": "torch.allclose",
+    "bf16": "a dtype",
+    "dtype": "PyTorch's attribute",
+    "fp32": "a dtype",
+    "p20–p80": "percentiles, as the records write them",
+}
+
+
+def header_case_problems(english: dict[str, str]) -> list[str]:
+    """The headers (key: English) that are not in sentence case, each with why."""
+    return [
+        f"{key}: {en!r} starts with a lowercase letter and {en.split()[0]!r} is not one of "
+        "HEADER_FIRST_WORDS"
+        for key, en in english.items()
+        if en[:1].islower() and en.split()[0] not in HEADER_FIRST_WORDS
+    ]
+
+
+def test_table_headers_are_in_sentence_case():
+    headers = {k: labels.text(k, "en") for k in labels.LABELS if ".col." in k}
+    assert len(headers) > 200  # every table's, not a few
+    assert header_case_problems(headers) == []
+
+
+def test_the_header_case_rule_refuses_a_lowercase_header():
+    assert header_case_problems({"x.col.a": "median ms", "x.col.b": "max |Δ|"}) == [
+        "x.col.a: 'median ms' starts with a lowercase letter and 'median' is not one of "
+        "HEADER_FIRST_WORDS",
+        "x.col.b: 'max |Δ|' starts with a lowercase letter and 'max' is not one of "
+        "HEADER_FIRST_WORDS",
+    ]
+    fine = {"x.col.c": "Median ms", "x.col.d": "dtype (inputs)", "x.col.e": "% of best"}
+    assert header_case_problems(fine) == []
 
 
 def test_conf_text_is_translated():
@@ -200,7 +239,7 @@ def test_the_wheel_carries_the_compiled_catalogue(tmp_path):
         [sys.executable, "-S", "-c", code], env=env, capture_output=True, text=True, check=False
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout == "reads\n"
+    assert out.stdout == "Reads\n"
 
 
 def test_argparse_catalogue_fails_on_a_reworded_message_and_a_stale_mo(tmp_path):

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from infrabook import config, live
 from infrabook.audit import recompute, section6_lines
+from infrabook.calculators import calculators
 
 
 def _cells(name: str, raw: dict[str, str] | None = None, table: int = 0) -> list[list[str]]:
@@ -107,11 +108,19 @@ def test_recompute_is_section_6():
             "softmax",
             "scores",
             "1,nan",
-            "分数 s_i（逗号分隔）：应为 -1000000 到 1000000 之间的有限数",
+            "分数 s_i：应为 -1000000 到 1000000 之间的有限数",
         ),
-        ("softmax", "scores", ",".join(["1"] * 33), "分数 s_i（逗号分隔）：应为 1 到 32 项"),
+        ("softmax", "scores", ",".join(["1"] * 33), "分数 s_i：应为 1 到 32 项"),
         ("buckets", "util_bucketed", "0", "分桶：执行利用率：应为 0.01 到 1 之间的有限数，收到 0"),
-        ("buckets", "calls", "abc", "无法读取调用 'abc'"),
+        (
+            "buckets",
+            "calls",
+            "abc",
+            "一组调用的行数：应为以逗号分隔的 ROWS 或 ROWSxCOUNT（例如 256x8），"
+            "ROWS、COUNT 都是正整数，收到 abc",
+        ),
+        ("buckets", "calls", "256x0", "一组调用的行数：应为以逗号分隔的 ROWS 或 ROWSxCOUNT"),
+        ("buckets", "buckets", "", "桶的大小：应为 1 到 16 项、以逗号分隔"),
     ],
 )
 def test_bad_input_names_the_field(name, field, raw, message):
@@ -119,6 +128,29 @@ def test_bad_input_names_the_field(name, field, raw, message):
     assert not out["ok"]
     assert out["field"] == field
     assert message in out["error"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(
+    ("name", "field", "raw"),
+    [
+        ("buckets", "calls", "abc"),
+        ("buckets", "calls", "256x0"),
+        ("buckets", "buckets", ""),
+        ("softmax", "scores", "1,x"),
+        ("softmax", "values", ""),
+    ],
+)
+def test_an_error_names_its_field_once(monkeypatch, lang, name, field, raw):
+    # the field's name once, at the start; the help its label carries (an example, "comma-
+    # separated") is not said twice, since the error states what is expected itself
+    monkeypatch.setenv("INFRABOOK_LANG", lang)
+    calc = calculators()[name]
+    label, short = calc.field(field).label, calc.field(field).name_text
+    error = live.run(name, {field: raw})["error"]
+    assert error.startswith(short) and short in label and label not in error
+    assert error.count(short) == 1, error
+    assert error.endswith(raw or "''"), error
 
 
 def test_every_bad_field_is_reported():

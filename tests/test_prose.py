@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 from infrabook import config
+from infrabook.labels import text
 from infrabook.prose import (
     attention,
     audit,
@@ -128,6 +129,26 @@ def test_bucketing_lists_calls_with_english_plurals(monkeypatch: pytest.MonkeyPa
     assert (
         bucketing.call_list(((1000, 1), (300, 20))) == "1 call of 1,000 rows, 20 calls of 300 rows"
     )
+
+
+@pytest.mark.parametrize("tie", [False, True])
+def test_the_cpu_crossing_the_prose_quotes_is_the_one_the_table_shows(
+    tie: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from infrabook.bench import report  # torch
+
+    # the record's crossing, then the same crossing with run times within noise
+    entry = report.entry("shapes")
+    results = entry.results
+    runs, _ = results.crossovers()["generic", "bucketed"]
+    monkeypatch.setattr(
+        type(results), "crossovers", lambda self: {("generic", "bucketed"): (runs, tie)}
+    )
+    quoted = bucketing.measured_crossing(results)["bk_cpu_gb"]
+    pair = f"{text('bench.strategy.generic')} / {text('bench.strategy.bucketed')}"
+    in_table = any(row[0] == pair for table in entry.tables for row in table.rows)
+    assert in_table == (runs > 0 and not tie)
+    assert (f"{runs:.1f}" in quoted) == in_table, quoted
 
 
 def test_self_test_softmax_is_the_weighted_mean() -> None:

@@ -7,8 +7,9 @@ from fractions import Fraction
 import pytest
 
 from infrabook import config
-from infrabook.audit import VERDICTS, audit, verdict
+from infrabook.audit import VERDICTS, audit, recompute, verdict
 from infrabook.config import device, devices
+from infrabook.labels import text
 from infrabook.roofline import check_bandwidth_claim, implied_tb_s, lower_bound_s
 from infrabook.units import MiB
 
@@ -97,6 +98,16 @@ def test_a_two_part_audit_note_is_joined_with_chinese_punctuation_in_chinese(mon
     # the measured speed-up's note: its own reason, then the bandwidth verdict
     note = {r.id: r.note for r in audit()}["fusion.measured_speedup"]
     assert "；" in note and "; " not in note
+
+
+def test_the_recomputation_notes_follow_a_language_change_within_one_process(monkeypatch):
+    # the article's recomputation is cached; its notes are words, so each language has its own
+    for lang in ("zh", "en", "zh", "en"):
+        monkeypatch.setenv("INFRABOOK_LANG", lang)
+        note = recompute()["bucketing.padding_pct"].note
+        fraction = f"{recompute()['bucketing.padding_pct'].value / 100:.2%}"
+        assert note == text("audit.note.exactly", lang, value=fraction), (lang, note)
+        assert {r.id: r.note for r in audit()}["bucketing.padding_pct"] == note
 
 
 @pytest.mark.parametrize(

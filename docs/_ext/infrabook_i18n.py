@@ -149,7 +149,11 @@ class ProseOnly(SphinxTransform):
             if container.get("nb_element") not in ("cell_code", "cell_code_output"):
                 continue
             for node in container.findall(nodes.TextElement):
-                node["translatable"] = False
+                # An inline node is never a message unless marked, and Sphinx unwraps every
+                # inline that carries the mark (RemoveTranslatableInline), which would strip
+                # an output's badges (sphinx-design's bdg-* roles) down to their text.
+                if not isinstance(node, nodes.Inline):
+                    node["translatable"] = False
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")

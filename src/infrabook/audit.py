@@ -30,7 +30,7 @@ from infrabook.bucketing import (
 from infrabook.crossover import Crossing, pairwise
 from infrabook.dataflow import Accounting, Graph, account, fully_fused, unfused
 from infrabook.ffn_chain import FUSE_FIRST_TWO, activation_chain
-from infrabook.i18n import translate
+from infrabook.i18n import language, translate
 from infrabook.labels import text
 from infrabook.launches import launch_counts
 from infrabook.online_softmax import Ln, trace
@@ -238,11 +238,13 @@ def recompute(scenario: config.Scenarios | None = None) -> dict[str, Recomputed]
     ...     "bucketed_specialised", "generic_specialised")]
     [65.2, 89.3, 78.4]
     """
-    return _article() if scenario is None else _recompute(_Case(scenario))
+    return _article(language()) if scenario is None else _recompute(_Case(scenario))
 
 
 @cache
-def _article() -> dict[str, Recomputed]:
+def _article(lang: str) -> dict[str, Recomputed]:
+    # Keyed by language: the notes are words (text() in the build's language, which is
+    # ``lang`` when recompute() calls this), and INFRABOOK_LANG may change within a process.
     return _recompute(_Case(config.scenarios()))
 
 

@@ -36,7 +36,7 @@ from infrabook.crossover import Line, pairwise, regimes
 from infrabook.dataflow import Accounting, account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
 from infrabook.fusion_search import RankedPlan, rank_plans
-from infrabook.labels import group, text
+from infrabook.labels import LABELS, group, text
 from infrabook.launches import launch_counts
 from infrabook.online_softmax import Step, trace
 from infrabook.tables import Table, number_text
@@ -75,6 +75,19 @@ class Field:
     def label(self) -> str:
         """The field's label in the build's language."""
         return text(f"live.field.{self.name}")
+
+    @property
+    def name_text(self) -> str:
+        """The field's name in its errors: the label, less the help some labels carry (an
+        example, "comma-separated") that the error states itself.
+
+        >>> Field("calls", "calls", "256").name_text == text("live.field_name.calls")
+        True
+        >>> Field("rows", "int", "1").name_text == Field("rows", "int", "1").label
+        True
+        """
+        key = f"live.field_name.{self.name}"
+        return text(key) if key in LABELS else self.label
 
     @property
     def option(self) -> str:
@@ -118,10 +131,8 @@ class Field:
                 self._fail("live.error.items", raw)
             try:
                 calls = parse_calls(raw)
-            except ValueError as err:
-                raise FieldError(
-                    self.name, text("word.named", name=self.label, value=err)
-                ) from None
+            except ValueError:
+                self._fail("live.error.calls", raw)
             for rows, count in calls:
                 self._bounded(rows, raw)
                 if self.high is not None and count > self.high:
@@ -156,13 +167,14 @@ class Field:
         low = number_text(self.low, "g") if self.low is not None else ""
         high = number_text(self.high, "g") if self.high is not None else ""
         if self.high is None and key != "live.error.choice":  # the CLI's unbounded reading
-            what = "calls" if self.kind == "calls" else key.rsplit(".", 1)[1]
+            lists = {"calls": "calls", "ints": "items", "floats": "floats"}
+            what = lists.get(self.kind) or key.rsplit(".", 1)[1]
             key = f"live.error.{'positive' if low == '1' else 'read'}_{what}"
         raise FieldError(
             self.name,
             text(
                 key,
-                label=self.label,
+                label=self.name_text,
                 low=low,
                 high=high,
                 raw=raw or "''",

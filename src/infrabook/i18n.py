@@ -9,7 +9,7 @@ so the live calculators (Pyodide) translate as the CLI does, without Babel.
 >>> translate("一致", lang="zh"), translate("一致", lang="en")
 ('一致', 'matches')
 >>> translate("读", context="cli.col.reads", lang="en")
-'reads'
+'Reads'
 """
 
 from __future__ import annotations

@@ -85,6 +85,11 @@ IN_CONTEXT = frozenset(
         "bench.col.record",
         "prose.records.col.commit",
         "ui.commit",
+        # words a table header shares: a header is in sentence case, a figure's label or a
+        # table cell keeps its own
+        "fig.fusion.kernel",
+        "bench.fig.measured",
+        "prose.conclusion.replay_keeps",
     }
 )
 
@@ -564,10 +569,20 @@ LABELS: dict[str, str] = {
     "live.field.run_generic": "通用：每组时间 T_run（ms）",
     "live.field.run_bucketed": "分桶：每组时间 T_run（ms）",
     "live.field.run_specialised": "逐形状特化：每组时间 T_run（ms）",
+    # A field's name in its errors, where its label carries help that the error states itself.
+    "live.field_name.calls": "一组调用的行数",
+    "live.field_name.buckets": "桶的大小",
+    "live.field_name.scores": "分数 s_i",
+    "live.field_name.values": "值 v_i",
+    "live.error.calls": (
+        "{label}：应为以逗号分隔的 ROWS 或 ROWSxCOUNT（例如 256x8），ROWS、COUNT 都是正整数，"
+        "收到 {raw}"
+    ),
     "live.error.int": "{label}：应为 {low} 到 {high} 之间的整数，收到 {raw}",
     "live.error.float": "{label}：应为 {low} 到 {high} 之间的有限数，收到 {raw}",
     "live.error.read_int": "{label}：应为整数，收到 {raw}",
     "live.error.read_float": "{label}：应为有限数，收到 {raw}",
+    "live.error.read_floats": "{label}：应为以逗号分隔的有限数，收到 {raw}",
     "live.error.read_items": "{label}：应为以逗号分隔的一项或多项，收到 {raw}",
     "live.error.positive_int": "{label}：应为正整数，收到 {raw}",
     "live.error.positive_items": "{label}：应为以逗号分隔的正整数，收到 {raw}",
@@ -758,6 +773,11 @@ LABELS: dict[str, str] = {
         "也就是说连一组都撑不过"
     ),
     "prose.records.both_lines_here": "两条实测直线的截距与斜率都来自这台机器",
+    "prose.records.crossing": "通用 ↔ 分桶的交叉点是 {runs} 组：{reason}",
+    "prose.records.no_crossing": (
+        "上面的交叉点表里没有通用 ↔ 分桶这一对：两条直线不在 n > 0 处相交，或者两者的每组时间"
+        "相差不超过噪声，交点的位置也只是噪声"
+    ),
     # ---- prose.fusion: chapter 2's glued words, tables and figure labels -------------------
     "prose.fusion.none": "无",
     "prose.fusion.col.device": "设备",
@@ -1065,7 +1085,7 @@ def text(key: str, lang: str | None = None, **fields: object) -> str:
     >>> text("word.yes", lang="zh"), text("word.yes", lang="en")
     ('是', 'yes')
     >>> text("fig.fusion.read", lang="en"), text("cli.col.reads", lang="en")
-    ('read', 'reads')
+    ('read', 'Reads')
     >>> text("no.such.key")
     Traceback (most recent call last):
     ...

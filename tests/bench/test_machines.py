@@ -217,7 +217,7 @@ def test_compare_in_english_when_the_build_is(bench_dir, capsys, monkeypatch):
     _book(bench_dir)
     assert run.main(["compare", str(bench_dir / f"{BOOK}.json")]) == 0
     out = capsys.readouterr().out
-    assert "book's model" in out and not re.search(r"[\u4e00-\u9fff]", out)
+    assert "Book's model" in out and not re.search(r"[\u4e00-\u9fff]", out)
 
 
 @pytest.mark.parametrize(

@@ -247,6 +247,38 @@ def ratio_values(cost_factor: float, gain_factor: float, time_ratio: float) -> d
     }
 
 
+def measured_crossing(results: Any) -> dict[str, str]:
+    """The generic ↔ bucketed crossing of a CPU shapes record (``results``, the record's
+    ``ShapesResults``) as the section's prose states it: the crossing the record's crossover
+    table shows (``ShapesResults.shown_crossing``: at n > 0, between run times apart by more
+    than their noise) with what it means, or, where the table shows none, that it does not.
+
+    >>> from types import SimpleNamespace
+    >>> def record(runs, tie, prep):
+    ...     return SimpleNamespace(
+    ...         crossovers=lambda: {("generic", "bucketed"): (runs, tie)},
+    ...         shown_crossing=lambda runs, tie: runs is not None and runs > 0 and not tie,
+    ...         prep=SimpleNamespace(total_ms=prep.get))
+    >>> measured_crossing(record(0.996, False, {"generic": 445.5, "bucketed": 402.7}))[
+    ...     "bk_cpu_gb"].startswith("通用 ↔ 分桶的交叉点是 1.0 组：分桶的准备时间比通用还短")
+    True
+    >>> print(measured_crossing(record(-1121.3, True, {"generic": 445.5, "bucketed": 1.0}))[
+    ...     "bk_cpu_gb"].split("：")[0])
+    上面的交叉点表里没有通用 ↔ 分桶这一对
+    """
+    runs, tie = results.crossovers()["generic", "bucketed"]
+    if not results.shown_crossing(runs, tie):
+        return {"bk_cpu_gb": text("prose.records.no_crossing")}
+    gb = f"{runs:.1f}"
+    cheap = results.prep.total_ms("bucketed") < results.prep.total_ms("generic")
+    reason = (
+        text("prose.records.bucketing_cheap_prep", gb=gb)
+        if cheap and runs <= 1
+        else text("prose.records.both_lines_here")
+    )
+    return {"bk_cpu_gb": text("prose.records.crossing", runs=gb, reason=reason)}
+
+
 def exercises() -> dict[str, str]:
     """The answers of the section's exercises: other calls and buckets, a lower bucketed
     utilisation, and the break-even utilisation.
