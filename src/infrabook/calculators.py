@@ -177,7 +177,9 @@ class Field:
                 label=self.name_text,
                 low=low,
                 high=high,
-                raw=raw or "''",
+                # an unprintable character (a control code, a line break) is shown escaped:
+                # the message is one line in a terminal and one paragraph on a page
+                raw=(raw if raw.isprintable() else repr(raw)) or "''",
                 items=self.max_items,
                 **extra,
             ),
