@@ -100,6 +100,34 @@ def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(
     assert got.stderr.count("untranslated") == 1
 
 
+BADGE_PAGE = """\
+# 标题
+
+```{code-cell} ipython3
+from IPython.display import Markdown, display
+display(Markdown("| 判定 |\\n|:--|\\n| {bdg-success}`一致` |"))
+```
+"""
+
+
+@pytest.mark.timeout(300)
+def test_a_badge_in_a_cell_output_stays_a_badge_and_is_no_message(tmp_path, mystnb_page):
+    # ProseOnly marks what cells show as no message; an inline node so marked would be
+    # unwrapped by Sphinx, and the audit's verdict badges shown as plain words
+    src = tmp_path / "src"
+    src.mkdir()
+    conf = CONF.replace('"infrabook_i18n"]', '"infrabook_i18n", "sphinx_design"]')
+    (src / "conf.py").write_text(conf + 'nb_render_markdown_format = "myst"\n', encoding="utf-8")
+    (src / "index.md").write_text(mystnb_page(BADGE_PAGE), encoding="utf-8")
+    got = _sphinx(src, tmp_path / "zh", "-b", "html")
+    assert got.returncode == 0, got.stderr
+    html = (tmp_path / "zh" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<span class="[^"]*sd-badge[^"]*sd-bg-success[^"]*">一致</span>', html)
+    got = _sphinx(src, tmp_path / "gettext", "-b", "gettext")
+    assert got.returncode == 0, got.stderr
+    assert "一致" not in (tmp_path / "gettext" / "index.pot").read_text(encoding="utf-8")
+
+
 def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(tmp_path):
     catalog = Catalog(locale="en")
     catalog.add("好的 {glue:text}`a`", "fine {glue:text}`a`")
