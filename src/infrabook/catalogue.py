@@ -238,10 +238,15 @@ def problems(po: Path = PO) -> list[str]:
             found.append(f"{where}: fuzzy {message.id[:60]!r}")
         elif sorted(_FIELD.findall(message.id)) != sorted(_FIELD.findall(str(entry.string))):
             found.append(f"{where}: the translation's {{fields}} differ from {message.id!r}")
+    return found + _stale_mo(po)
+
+
+def _stale_mo(po: Path) -> list[str]:
+    """The problem of a ``.mo`` beside ``po`` that is missing or not ``po`` compiled."""
     mo = po.with_suffix(".mo")
     if not mo.exists() or mo.read_bytes() != compiled(po):
-        found.append(f"{mo.name}: not the .po compiled (run nox -s catalogues)")
-    return found
+        return [f"{mo.name}: not the .po compiled (run nox -s catalogues)"]
+    return []
 
 
 def argparse_problems(po: Path = ARGPARSE_PO) -> list[str]:
@@ -266,10 +271,7 @@ def argparse_problems(po: Path = ARGPARSE_PO) -> list[str]:
             found.append(f"{po.name}: untranslated or fuzzy {ids[0]!r}")
         elif any(sorted(_PERCENT.findall(ids[0])) != sorted(_PERCENT.findall(t)) for t in strings):
             found.append(f"{po.name}: the translation's placeholders differ from {ids[0]!r}")
-    mo = po.with_suffix(".mo")
-    if not mo.exists() or mo.read_bytes() != compiled(po):
-        found.append(f"{mo.name}: not the .po compiled (run nox -s catalogues)")
-    return found
+    return found + _stale_mo(po)
 
 
 def main() -> int:

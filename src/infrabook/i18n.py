@@ -37,15 +37,19 @@ def language() -> str:
     return lang
 
 
+def _compiled(lang: str, domain: str) -> gettext.GNUTranslations:
+    # the file itself, not gettext.translation(): its search by locale imports the locale
+    # module, which the live calculators' first answer would wait for
+    with (LOCALE_DIR / lang / "LC_MESSAGES" / f"{domain}.mo").open("rb") as mo:
+        return gettext.GNUTranslations(mo)
+
+
 @cache
 def _catalogue(lang: str) -> gettext.NullTranslations:
     if lang == LANGUAGES[0]:
         # the source language: every message is its own translation
         return gettext.NullTranslations()
-    # the file itself, not gettext.translation(): its search by locale imports the locale
-    # module, which the live calculators' first answer would wait for
-    with (LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.mo").open("rb") as mo:
-        return gettext.GNUTranslations(mo)
+    return _compiled(lang, DOMAIN)
 
 
 @cache
@@ -56,10 +60,7 @@ def argparse_catalogue(lang: str) -> gettext.NullTranslations:
     >>> argparse_catalogue("zh").gettext("usage: "), argparse_catalogue("en").gettext("usage: ")
     ('用法：', 'usage: ')
     """
-    if lang == "en":
-        return gettext.NullTranslations()
-    with (LOCALE_DIR / lang / "LC_MESSAGES" / "argparse.mo").open("rb") as mo:
-        return gettext.GNUTranslations(mo)
+    return gettext.NullTranslations() if lang == "en" else _compiled(lang, "argparse")
 
 
 def translate(message: str, *, context: str | None = None, lang: str | None = None) -> str:

@@ -57,12 +57,15 @@ def _reference(kind: str, named: dict[str, Record]) -> str | None:
     return next((name for name in named if record.kind_of(name) == kind), None)
 
 
-def reference(kind: str, *, folder: Folder = None) -> str | None:
-    """The record of this kind of machine (``cpu`` or ``gpu``) the chapters quote: the one
+def reference(
+    kind: str, *, folder: Folder = None, found: dict[str, Record] | None = None
+) -> str | None:
+    """The record of this kind of machine (``cpu`` or ``gpu``) the chapters quote, among
+    ``folder``'s records (or ``found``, records already read): the one
     ``conf/bench_targets.toml`` [[reference]] names, or, when that file is not there (a
     build with only other records in ``INFRABOOK_BENCH_DIR``), the first of that kind by
     name; None when there is none."""
-    return _reference(kind, records(folder=folder))
+    return _reference(kind, records(folder=folder) if found is None else found)
 
 
 def _resolve(

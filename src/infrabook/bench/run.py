@@ -143,13 +143,14 @@ def comparison(paths: Sequence[Path], book: Path) -> str:
         yours[found.device] = found
     # a record of the same name in the book (the same machine, or one its facts do not
     # tell apart) gives way to the reader's: theirs is the one asked about
-    theirs = {n: r for n, r in report.records(folder=book).items() if n not in yours}
-    refs = {report.reference(kind, folder=book) for kind in ("cpu", "gpu")} - set(yours)
+    books = report.records(folder=book)  # read and checked once
+    theirs = {n: r for n, r in books.items() if n not in yours}
+    refs = {report.reference(kind, found=books) for kind in ("cpu", "gpu")} - set(yours)
+    every = yours | theirs
     parts = [text("bench.cmp.files", paths=", ".join(map(str, paths)))]
     parts += [] if theirs else [text("bench.cmp.none_yet", path=book)]
     for experiment in EXPERIMENTS:
         if compare.entries(experiment, yours):
-            every = yours | theirs
             shown = report.side_by_side(experiment, found=every, yours=yours, refs=refs)
             parts += [shown.text()] if shown.tables else []
     return "\n\n".join(parts)
