@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import subprocess
 import sys
@@ -102,8 +103,30 @@ def _field_error(key: str, field: str, raw: str) -> str:
         (["buckets", "--buckets", ""], _field_error("live.error.positive_items", "buckets", "''")),
         (["buckets", "--rows", ""], _field_error("live.error.positive_calls", "calls", "''")),
         (["attention", "--block-q", "0"], _field_error("live.error.positive_int", "block_q", "0")),
-        (["crossover", "--strategy", "a:1:5"], "at least two strategies"),
-        (["crossover", "--strategy", "a:1:inf", "--strategy", "b:1:2"], "run_ms of 'a'"),
+        # the calculators' own messages, on values each option accepts alone
+        (["crossover", "--strategy", "a:1:5"], text("error.strategy.too_few", count=1)),
+        (
+            ["crossover", "--strategy", "a:1:inf", "--strategy", "b:1:2"],
+            text("error.strategy.run", name="'a'", value=math.inf),
+        ),
+        (
+            ["crossover", "--strategy", "a:1:2", "--strategy", "a:3:4"],
+            text("error.strategy.duplicate", name="'a'"),
+        ),
+        (
+            ["launches", "--kernels-per-run", "2", "--fused-kernels-per-run", "5"],
+            text("error.launches.fused", fused=5, kernels=2),
+        ),
+        (["buckets", "--mfu", "generic=2"], text("error.mfu.range", name="'generic'", value=2.0)),
+        (
+            ["buckets", "--rates", "list"],
+            text(
+                "live.error.choice",
+                label=text("live.field.rates"),
+                raw="list",
+                choices="article / peak",
+            ),
+        ),
         # argparse's own words, from the Chinese catalogue of its messages
         (["frobnicate"], "参数 子命令：无效的取值：'frobnicate'"),
         ([], "缺少以下参数：子命令"),
@@ -164,6 +187,52 @@ def test_chinese_default_prints_no_english(command, capsys, monkeypatch):
         if "." not in w and "_" not in w  # a code identifier such as fusion.tensor_mib
     }
     assert words <= _LATIN_OK, sorted(words - _LATIN_OK)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["crossover", "--strategy", "a:1"],
+        ["crossover", "--strategy", "a:x:1", "--strategy", "b:1:2"],
+        ["crossover", "--strategy", ":1:2", "--strategy", "b:1:2"],
+        ["crossover", "--strategy", "a:-1:2", "--strategy", "b:1:2"],
+        ["crossover", "--strategy", "a:1:0", "--strategy", "b:1:2"],
+        ["crossover", "--strategy", "a:1:2"],
+        ["crossover", "--strategy", "a:1:2", "--strategy", "a:1:3"],
+        ["buckets", "--mfu", "generic"],
+        ["buckets", "--mfu", "generic=0"],
+        ["buckets", "--mfu", "tuned=0.3"],
+        ["buckets", "--rates", "list"],
+        ["launches", "--kernels-per-run", "2", "--fused-kernels-per-run", "5"],
+    ],
+)
+def test_chinese_default_errors_print_no_english(argv, capsys, monkeypatch):
+    """What a calculator refuses is said in Chinese too, not only what a field refuses."""
+    monkeypatch.setenv("INFRABOOK_LANG", "zh")
+    with pytest.raises(SystemExit) as exc:
+        raise SystemExit(main(argv))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.removeprefix(f"infrabook {argv[0]}")
+    for token in argv:  # the reader's own input, quoted back
+        err = err.replace(token, "")
+    err = re.sub(r"'[^']*'", "", err)
+    words = set(re.findall(r"[A-Za-z][A-Za-z0-9_]+", err))
+    # what a reader types: the options' syntax and choices
+    syntax = {"NAME", "FRACTION", "PREP_MS", "RUN_MS", "prep_ms", "run_ms", "article", "peak"}
+    assert words <= _LATIN_OK | syntax, sorted(words - _LATIN_OK - syntax)
+
+
+def test_help_headings_and_usage_are_laid_out_by_display_width(capsys, monkeypatch):
+    monkeypatch.setenv("INFRABOOK_LANG", "zh")
+    monkeypatch.setenv("COLUMNS", "60")
+    with pytest.raises(SystemExit):
+        main(["attention", "--help"])
+    lines = capsys.readouterr().out.splitlines()
+    assert "选项：" in lines and "选项:" not in lines  # the language's colon ends a heading
+    usage = lines[: lines.index("")]
+    assert len(usage) > 1 and all(display_width(line) <= 58 for line in usage)
+    first = display_width("用法：infrabook attention ")  # where the first option starts
+    assert {len(line) - len(line.lstrip()) for line in usage[1:]} == {first}
 
 
 def test_columns_line_up_by_display_width(capsys, monkeypatch):

@@ -276,12 +276,14 @@ class BucketingScenario:
         >>> article_bucketing().with_mfus({"tuned": 0.3})
         Traceback (most recent call last):
         ...
-        ValueError: unknown strategy 'tuned': expected one of generic, bucketed, specialised
+        ValueError: 没有名为 'tuned' 的策略：应为 generic / bucketed / specialised 之一
         """
         names = [s.name for s in self.strategies]
         for name in mfus:
             if name not in names:
-                raise ValueError(f"unknown strategy {name!r}: expected one of {', '.join(names)}")
+                raise ValueError(
+                    labels.text("error.strategy.unknown", name=repr(name), names=" / ".join(names))
+                )
         return replace(
             self,
             strategies=tuple(
@@ -398,7 +400,7 @@ def parse_calls(text: str) -> Calls:
     return check_calls(pairs)
 
 
-def parse_mfus(text: str) -> dict[str, float]:
+def parse_mfus(raw: str) -> dict[str, float]:
     """Parse ``"generic=0.2,bucketed=0.4"`` (strategy=executed utilisation, a fraction).
 
     >>> parse_mfus("generic=0.2, bucketed=0.4")
@@ -406,19 +408,17 @@ def parse_mfus(text: str) -> dict[str, float]:
     >>> parse_mfus("bucketed=40")
     Traceback (most recent call last):
     ...
-    ValueError: mfu of 'bucketed' must be a fraction in (0, 1], got 40.0
+    ValueError: 'bucketed' 的执行利用率 mfu：应为大于 0、不大于 1 的分数，收到 40.0
     """
     out: dict[str, float] = {}
-    for item in text.split(","):
+    for item in raw.split(","):
         name, sep, value = (part.strip() for part in item.partition("="))
         try:
             if not (sep and name):
                 raise ValueError
             out[name] = float(value)
         except ValueError:
-            raise ValueError(
-                f"cannot read {item.strip()!r}: expected NAME=FRACTION, e.g. bucketed=0.4"
-            ) from None
+            raise ValueError(labels.text("error.mfu.format", raw=repr(item.strip()))) from None
         if not 0 < out[name] <= 1:
-            raise ValueError(f"mfu of {name!r} must be a fraction in (0, 1], got {out[name]}")
+            raise ValueError(labels.text("error.mfu.range", name=repr(name), value=out[name]))
     return out

@@ -3,9 +3,10 @@
 Every subcommand's defaults come from ``conf/scenarios.toml``, so a bare subcommand shows the
 article's case. Bad input prints one line on stderr and exits with status 2. Its help,
 tables and printed lines, argparse's own words and the errors of the fields it reads are in
-the build's language (``INFRABOOK_LANG``, Chinese by default); an error that a calculator
-itself raises on values the fields let through (``--strategy``, ``--mfu``, a count larger
-than its total) is the package's message, in English.
+the build's language (``INFRABOOK_LANG``, Chinese by default), and so are the errors a
+calculator raises on values each option accepts alone (two strategies of one name, more
+fused kernels than kernels). Only an ``INFRABOOK_LANG`` that names no language is refused in
+English: there is then no language to speak.
 """
 
 from __future__ import annotations
@@ -33,9 +34,45 @@ from infrabook.bucketing import (
 from infrabook.calculators import Field, Result, audit_table, calculators, crossing_result
 from infrabook.crossover import parse_strategy
 from infrabook.serialise import jsonable
+from infrabook.tables import display_width
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help laid out by display width: a section heading ends in the language's
+    colon (argparse appends an ASCII one), and the usage's continued lines line up under
+    its first option even when ``usage:`` is wider on screen than its character count."""
+
+    def __init__(self, prog: str, **kwargs: Any) -> None:
+        super().__init__(prog, **kwargs)
+        self._headings: list[str] = []
+
+    def start_section(self, heading: str | None) -> None:
+        if heading:
+            self._headings.append(heading)
+        super().start_section(heading)
+
+    def _format_usage(self, *args: Any) -> str:
+        prefix = argparse._("usage: ")  # type: ignore[attr-defined]
+        extra = display_width(prefix) - len(prefix)
+        self._width -= extra
+        try:
+            usage = super()._format_usage(*args)
+        finally:
+            self._width += extra
+        return usage.replace("\n ", "\n" + " " * extra + " ")
+
+    def format_help(self) -> str:
+        help_ = super().format_help()
+        for heading in self._headings:
+            ended = labels.text("cli.section", heading=heading)
+            help_ = help_.replace(f"\n{heading}:\n", f"\n{ended}\n")
+        return help_
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(formatter_class=_Formatter, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, labels.text("cli.error", prog=self.prog, message=message) + "\n")
 
@@ -65,13 +102,12 @@ def _cmd_calc(args: argparse.Namespace) -> tuple[Any, str]:
     return {"lines": lines}, "\n".join(lines)
 
 
-def _reader(f: Field) -> Callable[[str], Any]:
-    """The option's value as the field reads it without a browser's bounds, in the reader's
-    language (:attr:`Field.unbounded`)."""
+def _reader(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An option's reader: ``parse``, its ``ValueError`` argparse's error for the option."""
 
     def read(raw: str) -> Any:
         try:
-            return f.unbounded.parse(raw)
+            return parse(raw)
         except ValueError as err:
             raise argparse.ArgumentTypeError(str(err)) from None
 
@@ -105,7 +141,7 @@ def _cmd_softmax(args: argparse.Namespace) -> tuple[Any, str]:
 def _scenario_for(args: argparse.Namespace) -> BucketingScenario:
     base = article_bucketing()
     sc = replace(base, calls=args.calls, buckets=check_buckets(args.buckets))
-    return sc.with_mfus(parse_mfus(args.mfu)) if args.mfu else sc
+    return sc.with_mfus(args.mfu) if args.mfu else sc
 
 
 def _cmd_buckets(args: argparse.Namespace) -> tuple[Any, str]:
@@ -123,10 +159,7 @@ def _cmd_buckets(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def _cmd_crossover(args: argparse.Namespace) -> tuple[Any, str]:
-    if args.strategy:
-        lines = [parse_strategy(s) for s in args.strategy]
-    else:
-        lines = cost_lines(article_bucketing().costs("article"), label=True)
+    lines = args.strategy or cost_lines(article_bucketing().costs("article"), label=True)
     return _shown(crossing_result(lines))
 
 
@@ -151,8 +184,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    def option(p: argparse.ArgumentParser, f: Field, flag: str | None = None) -> None:
-        """An option declared by the field: its name, kind, default and label."""
+    def option(
+        p: argparse.ArgumentParser, f: Field, flag: str | None = None, help_: str | None = None
+    ) -> None:
+        """An option declared by the field: its name, kind, default and label (or ``help_``)."""
         if f.kind == "bool":
             p.add_argument(flag or f.option, dest=f.name, action="store_true", help=f.label)
             return
@@ -163,9 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="{" + ",".join(f.choices) + "}"
             if f.choices
             else flag.removeprefix("--").replace("-", "_").upper(),
-            type=_reader(f),
+            type=_reader(f.unbounded.parse),
             default=f.default,
-            help=f.label,
+            help=help_ or f.label,
         )
 
     def calculator(name: str, func: Callable[[argparse.Namespace], Any]) -> None:
@@ -184,16 +219,13 @@ def build_parser() -> argparse.ArgumentParser:
     buckets = calculators()["buckets"]
     option(p, buckets.field("calls"), "--rows")
     option(p, buckets.field("buckets"))
-    p.add_argument(
-        "--rates",
-        choices=("article", "peak"),
-        default="article",
-        help=labels.text("cli.help.rates"),
-    )
+    rates = Field("rates", "choice", "article", choices=("article", "peak"))
+    option(p, rates, help_=labels.text("cli.help.rates"))
     mfus = ",".join(f"{s.name}={s.mfu:g}" for s in article_bucketing().strategies)
     p.add_argument(
         "--mfu",
         metavar="NAME=FRACTION,...",
+        type=_reader(parse_mfus),
         default=None,
         help=labels.text("cli.help.mfu", mfus=mfus),
     )
@@ -202,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--strategy",
         action="append",
         metavar="NAME:PREP_MS:RUN_MS",
+        type=_reader(parse_strategy),
         help=labels.text("cli.help.strategy"),
     )
     command("audit", _cmd_audit)

@@ -28,9 +28,11 @@ class Line:
 
     def __post_init__(self) -> None:
         if not self.name:
-            raise ValueError("a strategy needs a non-empty name")
-        check_finite(f"prep_ms of {self.name!r}", self.prep_ms)
-        check_finite(f"run_ms of {self.name!r}", self.run_ms, positive=True)
+            raise ValueError(text("error.strategy.name"))
+        if not (math.isfinite(self.prep_ms) and self.prep_ms >= 0):
+            raise ValueError(text("error.strategy.prep", name=repr(self.name), value=self.prep_ms))
+        if not (math.isfinite(self.run_ms) and self.run_ms > 0):
+            raise ValueError(text("error.strategy.run", name=repr(self.name), value=self.run_ms))
 
     def total_ms(self, runs: float) -> float:
         """Total milliseconds over ``runs`` runs.
@@ -54,8 +56,7 @@ def crossover(a: Line, b: Line) -> float:
     """
     if a.run_ms == b.run_ms:
         raise ValueError(
-            f"{a.name!r} and {b.name!r} have the same run time ({a.run_ms} ms): "
-            "their lines are parallel and never cross"
+            text("error.strategy.parallel", a=repr(a.name), b=repr(b.name), run=a.run_ms)
         )
     return (b.prep_ms - a.prep_ms) / (a.run_ms - b.run_ms)
 
@@ -67,10 +68,11 @@ def check_lines(lines: Sequence[Line]) -> tuple[Line, ...]:
     2
     """
     if len(lines) < 2:
-        raise ValueError(f"need at least two strategies to compare, got {len(lines)}")
+        raise ValueError(text("error.strategy.too_few", count=len(lines)))
     names = [line.name for line in lines]
-    if len(set(names)) != len(names):
-        raise ValueError(f"strategy names must be distinct, got {names}")
+    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    if twice is not None:
+        raise ValueError(text("error.strategy.duplicate", name=repr(twice)))
     return tuple(lines)
 
 
@@ -170,21 +172,22 @@ def regimes(lines: Sequence[Line]) -> tuple[Regime, ...]:
     return tuple(out)
 
 
-def parse_strategy(text: str) -> Line:
+def parse_strategy(raw: str) -> Line:
     """Parse ``NAME:PREP_MS:RUN_MS``.
 
     >>> parse_strategy("bucketed:400:12.4")
     Line(name='bucketed', prep_ms=400.0, run_ms=12.4)
+    >>> parse_strategy("bucketed:400")
+    Traceback (most recent call last):
+    ...
+    ValueError: 无法读取策略 'bucketed:400'：应写成 NAME:PREP_MS:RUN_MS
     """
-    parts = text.split(":")
+    parts = raw.split(":")
     if len(parts) != 3:
-        raise ValueError(f"cannot read strategy {text!r}: expected NAME:PREP_MS:RUN_MS")
+        raise ValueError(text("error.strategy.format", raw=repr(raw)))
     name, prep, run = parts
     try:
-        return Line(name.strip(), float(prep), float(run))
-    except ValueError as err:
-        if "could not convert" in str(err):
-            raise ValueError(
-                f"cannot read strategy {text!r}: PREP_MS and RUN_MS must be numbers"
-            ) from None
-        raise
+        prep_ms, run_ms = float(prep), float(run)
+    except ValueError:
+        raise ValueError(text("error.strategy.numbers", raw=repr(raw))) from None
+    return Line(name.strip(), prep_ms, run_ms)

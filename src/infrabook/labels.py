@@ -449,6 +449,23 @@ LABELS: dict[str, str] = {
     "cli.error.overflow": (
         "--values {values} 的加权和超出 float64 的范围（最大 {largest}）：请用小一些的值"
     ),
+    "cli.section": "{heading}：",
+    # errors of the calculators themselves, on values each field accepts alone
+    "error.strategy.format": "无法读取策略 {raw}：应写成 NAME:PREP_MS:RUN_MS",
+    "error.strategy.numbers": "无法读取策略 {raw}：PREP_MS 和 RUN_MS 应为数",
+    "error.strategy.name": "策略需要一个非空的名字",
+    "error.strategy.prep": "策略 {name} 的准备时间 prep_ms：应为不小于 0 的有限数，收到 {value}",
+    "error.strategy.run": "策略 {name} 的每组时间 run_ms：应为大于 0 的有限数，收到 {value}",
+    "error.strategy.too_few": "至少要两种策略才能比较，收到 {count} 种",
+    "error.strategy.duplicate": "策略的名字不能重复：{name} 出现了不止一次",
+    "error.strategy.parallel": "{a} 和 {b} 的每组时间相同（{run} ms）：两条直线平行，永不相交",
+    "error.strategy.unknown": "没有名为 {name} 的策略：应为 {names} 之一",
+    "error.mfu.format": "无法读取 {raw}：应写成 NAME=FRACTION，例如 bucketed=0.4",
+    "error.mfu.range": "{name} 的执行利用率 mfu：应为大于 0、不大于 1 的分数，收到 {value}",
+    "error.launches.fused": (
+        "融合后每次的 kernel 数（{fused}）不能多于每次的 kernel 数（{kernels}）："
+        "融合从不增加 kernel"
+    ),
     "cli.col.kernel": "kernel",
     "cli.col.reads": "读",
     "cli.col.writes": "写",
@@ -615,6 +632,7 @@ LABELS: dict[str, str] = {
     "live.col.to_n": "到",
     "live.col.cheapest": "最省的策略",
     "live.field.runs": "运行次数",
+    "live.field.rates": "速率",
     "live.field.kernels_per_run": "每次的 kernel 数",
     "live.field.fused_kernels_per_run": "融合后每次的 kernel 数",
     "live.title.launches": "试一试：主机提交与 kernel 数",

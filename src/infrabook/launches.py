@@ -43,8 +43,7 @@ def launch_counts(
     check_positive_int("fused_kernels_per_run", fused_kernels_per_run)
     if fused_kernels_per_run > kernels_per_run:
         raise ValueError(
-            f"fused_kernels_per_run ({fused_kernels_per_run}) must not exceed "
-            f"kernels_per_run ({kernels_per_run}): fusion never adds kernels"
+            text("error.launches.fused", fused=fused_kernels_per_run, kernels=kernels_per_run)
         )
     counts = {
         "eager": (runs * kernels_per_run, runs * kernels_per_run),
