@@ -249,7 +249,7 @@ def test_columns_line_up_by_display_width(capsys, monkeypatch):
     assert len(starts) == 1, lines
 
 
-def test_help_and_argparse_words_follow_the_build_language(capsys, monkeypatch):
+def test_help_andargparse_words_follow_the_build_language(capsys, monkeypatch):
     with pytest.raises(SystemExit):
         main(["fusion", "--help"])
     zh = capsys.readouterr().out

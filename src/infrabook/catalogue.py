@@ -15,9 +15,10 @@ Pyodide unpacks, with no build hook and no Babel at build time. :func:`problems`
 ``docs/checks/translations.py`` and the tests) fails when it no longer matches the ``.po``.
 
 One more catalogue goes the other way: argparse's own words (``usage:``, its errors) in
-Chinese, ``locale/zh/LC_MESSAGES/argparse.po``, for the ``infrabook`` command; its message ids
-are argparse's, and :func:`argparse_problems` fails when the running Python no longer writes
-one of them, or the ``.mo`` is stale.
+Chinese, ``locale/zh/LC_MESSAGES/argparse.po``, for the ``infrabook`` command and the
+benchmark suite's (:mod:`infrabook.argparse_lang`); its message ids are argparse's, and
+:func:`argparse_problems` fails when the running Python no longer writes one of them, or the
+``.mo`` is stale.
 """
 
 from __future__ import annotations

@@ -12,17 +12,17 @@ English: there is then no language to speak.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
 from infrabook import config, i18n, labels
+from infrabook.argparse_lang import Parser, argparse_words
 from infrabook.audit import audit, section6_lines
 from infrabook.bucketing import (
     BucketingScenario,
@@ -34,62 +34,6 @@ from infrabook.bucketing import (
 from infrabook.calculators import Field, Result, audit_table, calculators, crossing_result
 from infrabook.crossover import parse_strategy
 from infrabook.serialise import jsonable
-from infrabook.tables import display_width
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help laid out by display width: a section heading ends in the language's
-    colon (argparse appends an ASCII one), and the usage's continued lines line up under
-    its first option even when ``usage:`` is wider on screen than its character count."""
-
-    def __init__(self, prog: str, **kwargs: Any) -> None:
-        super().__init__(prog, **kwargs)
-        self._headings: list[str] = []
-
-    def start_section(self, heading: str | None) -> None:
-        if heading:
-            self._headings.append(heading)
-        super().start_section(heading)
-
-    def _format_usage(self, *args: Any) -> str:
-        prefix = argparse._("usage: ")  # type: ignore[attr-defined]
-        extra = display_width(prefix) - len(prefix)
-        self._width -= extra
-        try:
-            usage = super()._format_usage(*args)
-        finally:
-            self._width += extra
-        return usage.replace("\n ", "\n" + " " * extra + " ")
-
-    def format_help(self) -> str:
-        help_ = super().format_help()
-        for heading in self._headings:
-            ended = labels.text("cli.section", heading=heading)
-            help_ = help_.replace(f"\n{heading}:\n", f"\n{ended}\n")
-        return help_
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(formatter_class=_Formatter, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, labels.text("cli.error", prog=self.prog, message=message) + "\n")
-
-
-@contextlib.contextmanager
-def _argparse_words() -> Iterator[None]:
-    """argparse's own words (``usage:``, its errors) in the build's language for the block.
-    argparse translates them with the gettext functions it imported, which follow the
-    process's locale rather than ``INFRABOOK_LANG``, so they are swapped for the ones of
-    :func:`infrabook.i18n.argparse_catalogue` and put back after."""
-    catalogue = i18n.argparse_catalogue(i18n.language())
-    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
-    argparse._, argparse.ngettext = catalogue.gettext, catalogue.ngettext  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
 
 
 def _shown(result: Result, *after: str) -> tuple[Any, str]:
@@ -172,9 +116,9 @@ def _cmd_audit(args: argparse.Namespace) -> tuple[Any, str]:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with the article's case as every default; its help in the
     build's language, argparse's own words too when it parses inside :func:`main`."""
-    parser = _Parser(prog="infrabook", description=labels.text("cli.description"))
+    parser = Parser(prog="infrabook", description=labels.text("cli.description"))
     sub = parser.add_subparsers(
-        dest="command", metavar=labels.text("cli.subcommand"), required=True, parser_class=_Parser
+        dest="command", metavar=labels.text("cli.subcommand"), required=True, parser_class=Parser
     )
 
     def command(name: str, func: Callable[[argparse.Namespace], Any]) -> Any:
@@ -254,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except config.ConfError as err:
         print(labels.text("cli.error", prog="infrabook", message=err), file=sys.stderr)
         return 2
-    with _argparse_words():
+    with argparse_words():
         args = build_parser().parse_args(argv)
     try:
         data, text = args.func(args)

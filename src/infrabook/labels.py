@@ -211,6 +211,31 @@ LABELS: dict[str, str] = {
     "bench.target.gpu_flash_vs_sdpa_8192": (
         "GPU：L=8192、d=128、bf16 时 Triton FlashAttention 与 SDPA 的吞吐之比"
     ),
+    "bench.cli.description": "运行 infrabook 的基准测试套件",
+    "bench.cli.quick": "缩小的规模（几秒钟）",
+    "bench.cli.only": "cpu、gpu 或实验名",
+    "bench.cli.out": "记录所在的文件夹（{default}）",
+    "bench.cli.isolate": "每个实验在自己的进程里运行",
+    "bench.cli.limit": "与 --isolate 同用：每个实验的时间上限",
+    "bench.cli.merge": "并入 DIR 中各记录已测的条目",
+    "bench.cli.machine": (
+        "加在记录名后的一个词：记录里的事实分不出这台机器与另一台已有记录的机器时用"
+        "（不加它重跑会替换那份记录）"
+    ),
+    "bench.cli.compare": "跑完后把记录与本书的记录并排打印",
+    "bench.cli.compare_description": "把实测记录与本书的记录和模型并排打印",
+    "bench.cli.records": "记录文件（*.json）",
+    "bench.cli.book": "本书的记录所在的文件夹（{default}）",
+    "bench.cli.error.machine": "--machine：{raw} 里没有可用作记录名的字母或数字",
+    "bench.cli.error.compare_isolate": (
+        "--compare 在套件自己的进程里运行：用 --isolate 跑完后，请运行 "
+        "python -m infrabook.bench compare RECORD ..."
+    ),
+    "bench.cli.error.limit": "--limit 需要 --isolate 和一个正数，收到 {limit}",
+    "bench.cli.error.experiment": "没有名为 {name} 的实验：应为 {names} 之一",
+    "bench.cli.error.merge_out": "--merge {folder}：记录正是写到这里（--out）",
+    "bench.cli.error.merge_none": "--merge {folder}：那里没有记录（*.json）",
+    "bench.cli.failed": "失败：{names}",
     "bench.cmp.speedup": "{what}：相对 eager 的加速比",
     "bench.cmp.pct_copy": "{what}：占复制带宽的 %",
     "bench.cmp.copy_gb_s": "复制带宽 GB/s",

@@ -37,6 +37,7 @@ from infrabook.bench import (
 from infrabook.bench.experiment import Measured
 from infrabook.bench.suite import get
 from infrabook.bench.timing import Timing
+from infrabook.labels import text
 from infrabook.serialise import jsonable
 
 #: The name of this machine's CPU record, as the suite writes it.
@@ -196,7 +197,7 @@ def test_a_hanging_experiment_is_killed_at_its_limit_and_the_next_one_runs(
 def test_a_time_limit_needs_isolation(capsys):
     with pytest.raises(SystemExit):
         run.main(["--limit", "5", "--only", "fusion"])
-    assert "--limit needs --isolate" in capsys.readouterr().err
+    assert text("bench.cli.error.limit", limit=5.0) in capsys.readouterr().err
 
 
 def test_every_experiment_has_a_time_limit_and_the_gpu_ones_fit_eight_minutes():

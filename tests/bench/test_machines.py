@@ -220,15 +220,25 @@ def test_compare_in_english_when_the_build_is(bench_dir, capsys, monkeypatch):
     assert "Book's model" in out and not re.search(r"[\u4e00-\u9fff]", out)
 
 
+_FOLDER = object()  # a folder where the record file should be
+
+
 @pytest.mark.parametrize(
     ("content", "why"),
-    [(None, "there is no such file"), ("{", "not valid JSON"), ("[]", "not a JSON object")],
+    [
+        (None, "there is no such file"),
+        ("{", "not valid JSON"),
+        ("[]", "not a JSON object"),
+        (_FOLDER, "is a folder: expected a record file"),
+    ],
 )
 def test_compare_refuses_a_file_that_is_no_record_in_one_line(
     bench_dir, tmp_path, capsys, content, why
 ):
     path = tmp_path / "cpu-bad-1c-000000.json"
-    if content is not None:
+    if content is _FOLDER:
+        path.mkdir()
+    elif content is not None:
         path.write_text(content)
     assert run.main(["compare", str(path)]) == 2
     err = capsys.readouterr().err
@@ -253,3 +263,20 @@ def test_the_suite_writes_under_the_machine_name_and_a_label_names_another(
         "cpu-here-2c-000000-desk.json",
         "cpu-here-2c-000000.json",
     ]
+
+
+def test_the_suites_help_and_errors_follow_the_build_language(capsys, monkeypatch):
+    monkeypatch.setenv("INFRABOOK_LANG", "zh")
+    for argv in (["--help"], ["compare", "--help"]):
+        with pytest.raises(SystemExit):
+            run.main(argv)
+        help_ = capsys.readouterr().out
+        assert help_.startswith("用法：python -m infrabook.bench") and "选项：" in help_
+        assert "show this" not in help_ and "options" not in help_
+    with pytest.raises(SystemExit):
+        run.main(["--machine", "!!"])
+    assert text("bench.cli.error.machine", raw="'!!'") in capsys.readouterr().err
+    monkeypatch.setenv("INFRABOOK_LANG", "en")
+    with pytest.raises(SystemExit):
+        run.main(["--help"])
+    assert text("bench.cli.machine", lang="en")[:30] in " ".join(capsys.readouterr().out.split())

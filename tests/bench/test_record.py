@@ -15,8 +15,9 @@ import pytest
 from infrabook.bench import fusion, host, launches, record, report, run, shapes
 from infrabook.bench.entry import SCHEMA, Entry, Target, provenance
 from infrabook.bench.record import RecordError
-from infrabook.bench.suite import get
+from infrabook.bench.suite import EXPERIMENTS, get
 from infrabook.bench.timing import Timing
+from infrabook.labels import text
 
 #: The name of this machine's CPU record, as the suite writes it.
 CPU = record.machine_name(host.cpu_info())
@@ -312,5 +313,7 @@ def test_record_path_wants_a_machine_name():
 
 
 def test_select_rejects_unknown_names():
-    with pytest.raises(SystemExit, match="unknown experiment 'fusoin'"):
+    with pytest.raises(ValueError) as exc:
         run.select(["fusoin"])
+    names = " / ".join(("cpu", "gpu", *EXPERIMENTS))
+    assert str(exc.value) == text("bench.cli.error.experiment", name="'fusoin'", names=names)

@@ -153,6 +153,8 @@ def read(path: Path) -> Record | None:
         return None
     except OSError as err:
         raise RecordError(path, f"cannot be read ({err})") from err
+    if path.is_dir():
+        raise RecordError(path, "is a folder: expected a record file (*.json)")
     if size > validate.MAX_BYTES:  # refused before reading it
         raise RecordError(path, f"has {size:,} bytes, more than the {validate.MAX_BYTES:,} allowed")
     try:

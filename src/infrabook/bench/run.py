@@ -17,12 +17,13 @@ stderr, the targets' verdicts to stdout at the end; with ``--compare``, then the
 written beside the book's (every other record in ``docs/_data/bench``) and the model, in the
 build's language (``INFRABOOK_LANG``). ``compare RECORD ...`` prints the same for record
 files already written; a file that is not a record ends it with status 2 and one line.
-``--only gpu`` on a GPU machine leaves the CPU's record as it is.
+``--only gpu`` on a GPU machine leaves the CPU's record as it is. The help and the
+errors on options are in the build's language; the progress log and what is wrong inside a
+record file (:mod:`infrabook.bench.validate`) are English.
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import signal
@@ -33,6 +34,7 @@ from pathlib import Path
 
 import torch
 
+from infrabook.argparse_lang import Parser, argparse_words
 from infrabook.bench import compare, cuda, host, record, report
 from infrabook.bench.entry import Record
 from infrabook.bench.suite import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
@@ -45,6 +47,7 @@ BUSY = 0.25
 CHILD: tuple[str, ...] = (sys.executable, "-m", "infrabook.bench")
 
 log = logging.getLogger("infrabook.bench")
+_BENCH = "docs/_data/bench"
 
 
 def select(only: Sequence[str] | None) -> list[str]:
@@ -56,9 +59,8 @@ def select(only: Sequence[str] | None) -> list[str]:
     wanted: set[str] = set()
     for name in only or EXPERIMENTS:
         if name not in (*EXPERIMENTS, "cpu", "gpu"):
-            raise SystemExit(
-                f"unknown experiment {name!r}: expected cpu, gpu or one of {', '.join(EXPERIMENTS)}"
-            )
+            names = " / ".join(("cpu", "gpu", *EXPERIMENTS))
+            raise ValueError(text("bench.cli.error.experiment", name=repr(name), names=names))
         wanted.update({"cpu": CPU_EXPERIMENTS, "gpu": GPU_EXPERIMENTS}.get(name, (name,)))
     return [n for n in EXPERIMENTS if n in wanted]
 
@@ -102,7 +104,7 @@ def _isolated(
     for path in sorted(out.glob("*.json")):
         print(report.targets(path.stem, folder=out).tables[0].text())
     if failed:
-        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        print(text("bench.cli.failed", names=", ".join(failed)), file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -111,10 +113,10 @@ def merge_returned(folder: Path, out: Path) -> int:
     in ``out``, one experiment at a time; skipped and failed entries are listed, not merged
     (they would replace a measurement with its absence). 0 when something was merged."""
     if folder.resolve() == out.resolve():
-        raise SystemExit(f"--merge {folder}: that is where the records go (--out)")
+        raise SystemExit(text("bench.cli.error.merge_out", folder=folder))
     paths = sorted(folder.glob("*.json"))
     if not paths:
-        raise SystemExit(f"--merge {folder}: no records (*.json) there")
+        raise SystemExit(text("bench.cli.error.merge_none", folder=folder))
     merged = 0
     for path in paths:
         returned = record.read(path)
@@ -159,17 +161,20 @@ def comparison(paths: Sequence[Path], book: Path) -> str:
 def compare_main(argv: Sequence[str]) -> int:
     """``python -m infrabook.bench compare RECORD ...``: print the records beside the book's;
     2 and one line on stderr for a file that is not a record."""
-    parser = argparse.ArgumentParser(
-        prog="python -m infrabook.bench compare",
-        description="Print benchmark records beside the book's records and its model.",
-    )
-    parser.add_argument("records", nargs="+", type=Path, metavar="RECORD")
-    parser.add_argument("--book", type=Path, help="folder of the book's records (docs/_data/bench)")
-    args = parser.parse_args(argv)
+    with argparse_words():
+        parser = Parser(
+            prog="python -m infrabook.bench compare",
+            description=text("bench.cli.compare_description"),
+        )
+        parser.add_argument(
+            "records", nargs="+", type=Path, metavar="RECORD", help=text("bench.cli.records")
+        )
+        parser.add_argument("--book", type=Path, help=text("bench.cli.book", default=_BENCH))
+        args = parser.parse_args(argv)
     try:
         print(comparison(args.records, args.book or record.bench_dir()))
     except record.RecordError as err:
-        print(f"{parser.prog}: {err}", file=sys.stderr)
+        print(text("cli.error", prog=parser.prog, message=err), file=sys.stderr)
         return 2
     return 0
 
@@ -179,46 +184,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["compare"]:
         return compare_main(argv[1:])
-    parser = argparse.ArgumentParser(
-        prog="python -m infrabook.bench", description="Run the infrabook benchmark suite."
-    )
-    parser.add_argument("--quick", action="store_true", help="scaled-down sizes (seconds)")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="cpu, gpu or experiments")
-    parser.add_argument("--out", type=Path, help="folder for the records (docs/_data/bench)")
-    parser.add_argument("--isolate", action="store_true", help="each experiment in its own process")
-    parser.add_argument(
-        "--limit", type=float, metavar="SECONDS", help="with --isolate: time limit for each"
-    )
-    parser.add_argument(
-        "--merge", type=Path, metavar="DIR", help="merge the measured entries of DIR's records"
-    )
-    parser.add_argument(
-        "--machine",
-        metavar="LABEL",
-        help="a word added to the record's name, for a machine the recorded facts do not tell "
-        "apart from one that already has a record (a re-run without it replaces that record)",
-    )
-    parser.add_argument(
-        "--compare", action="store_true", help="then print the records beside the book's"
-    )
-    args = parser.parse_args(argv)
-    if args.machine is not None:
+    with argparse_words():
+        parser = Parser(prog="python -m infrabook.bench", description=text("bench.cli.description"))
+        option = parser.add_argument
+        option("--quick", action="store_true", help=text("bench.cli.quick"))
+        option("--only", nargs="+", metavar="NAME", help=text("bench.cli.only"))
+        option("--out", type=Path, help=text("bench.cli.out", default=_BENCH))
+        option("--isolate", action="store_true", help=text("bench.cli.isolate"))
+        option("--limit", type=float, metavar="SECONDS", help=text("bench.cli.limit"))
+        option("--merge", type=Path, metavar="DIR", help=text("bench.cli.merge"))
+        option("--machine", metavar="LABEL", help=text("bench.cli.machine"))
+        option("--compare", action="store_true", help=text("bench.cli.compare"))
+        args = parser.parse_args(argv)
+        if args.machine is not None:
+            try:
+                record.slug(args.machine)
+            except ValueError:
+                parser.error(text("bench.cli.error.machine", raw=repr(args.machine)))
+        if args.compare and args.isolate:
+            parser.error(text("bench.cli.error.compare_isolate"))
+        if args.limit is not None and (not args.isolate or args.limit <= 0):
+            parser.error(text("bench.cli.error.limit", limit=args.limit))
         try:
-            record.slug(args.machine)
+            names = select(args.only)
         except ValueError as err:
-            parser.error(f"--machine: {err}")
-    if args.compare and args.isolate:
-        parser.error(
-            "--compare runs in the suite's own process: after --isolate, run "
-            "`python -m infrabook.bench compare RECORD ...`"
-        )
-    if args.limit is not None and (not args.isolate or args.limit <= 0):
-        parser.error(f"--limit needs --isolate and a positive number, got {args.limit}")
+            parser.error(str(err))
     logging.basicConfig(level=logging.INFO, format="[bench] %(message)s", stream=sys.stderr)
     out = args.out or record.bench_dir()
     if args.merge:
         return merge_returned(args.merge, out)
-    names = select(args.only)
     wanted_gpu = any(n in GPU_EXPERIMENTS for n in names)
     try:
         if wanted_gpu:
@@ -257,6 +251,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         paths = [record.record_path(device, out) for device in sorted(written)]
         print("\n" + comparison(paths, record.bench_dir()))
     if failed:
-        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        print(text("bench.cli.failed", names=", ".join(failed)), file=sys.stderr)
         return 1
     return 0
