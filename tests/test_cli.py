@@ -69,21 +69,17 @@ def _field_error(key: str, field: str, raw: str) -> str:
     return text(key, label=Field(field, "int", "1").name_text, raw=raw)
 
 
+def _choice_error(field: str, raw: str, choices: str) -> str:
+    return text("live.error.choice", label=text(f"live.field.{field}"), raw=raw, choices=choices)
+
+
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
         # the fields' own messages, in the reader's language, as the live calculators say them
         (["fusion", "--rows", "0"], _field_error("live.error.positive_int", "rows", "0")),
         (["fusion", "--cols", "-5"], _field_error("live.error.positive_int", "cols", "-5")),
-        (
-            ["fusion", "--dtype", "fp64"],
-            text(
-                "live.error.choice",
-                label=text("live.field.dtype"),
-                raw="fp64",
-                choices="fp32 / fp16 / bf16",
-            ),
-        ),
+        (["fusion", "--dtype", "fp64"], _choice_error("dtype", "fp64", "fp32 / fp16 / bf16")),
         (["attention", "--seq-len", "0"], _field_error("live.error.positive_int", "seq_len", "0")),
         (
             ["softmax", "--scores", "0,nan", "--values", "1,2"],
@@ -118,15 +114,7 @@ def _field_error(key: str, field: str, raw: str) -> str:
             text("error.launches.fused", fused=5, kernels=2),
         ),
         (["buckets", "--mfu", "generic=2"], text("error.mfu.range", name="'generic'", value=2.0)),
-        (
-            ["buckets", "--rates", "list"],
-            text(
-                "live.error.choice",
-                label=text("live.field.rates"),
-                raw="list",
-                choices="article / peak",
-            ),
-        ),
+        (["buckets", "--rates", "list"], _choice_error("rates", "list", "article / peak")),
         # argparse's own words, from the Chinese catalogue of its messages
         (["frobnicate"], "参数 子命令：无效的取值：'frobnicate'"),
         ([], "缺少以下参数：子命令"),
