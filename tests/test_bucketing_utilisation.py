@@ -46,8 +46,8 @@ def test_with_mfus_drops_the_stated_rates():
         ("bucketed", "error.mfu.format", {"raw": "'bucketed'"}),
         ("generic=0.2, =0.4", "error.mfu.format", {"raw": "'=0.4'"}),
         ("bucketed=abc", "error.mfu.format", {"raw": "'bucketed=abc'"}),
-        ("bucketed=0", "error.mfu.range", {"name": "'bucketed'", "value": 0.0}),
-        ("generic=1.5", "error.mfu.range", {"name": "'generic'", "value": 1.5}),
+        ("bucketed=0", "error.mfu.range", {"name": "'bucketed'", "value": "0"}),
+        ("generic=1.5", "error.mfu.range", {"name": "'generic'", "value": "1.5"}),
     ],
 )
 def test_parse_mfus_rejects_bad_input(raw, key, fields):
@@ -67,6 +67,8 @@ def test_buckets_cli_takes_mfus_and_prints_both_utilisations(capsys):
 
 
 def test_buckets_cli_names_an_unknown_strategy(capsys):
-    assert main(["buckets", "--mfu", "tuned=0.3"]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["buckets", "--mfu", "tuned=0.3"])
+    assert exc.value.code == 2
     names = "generic / bucketed / specialised"
     assert text("error.strategy.unknown", name="'tuned'", names=names) in capsys.readouterr().err

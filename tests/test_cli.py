@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import subprocess
 import sys
 
 import pytest
 
+from infrabook.argparse_lang import Formatter
+from infrabook.bench.run import main as bench_main
 from infrabook.calculators import Field
 from infrabook.cli import main
 from infrabook.labels import text
@@ -103,7 +104,7 @@ def _choice_error(field: str, raw: str, choices: str) -> str:
         (["crossover", "--strategy", "a:1:5"], text("error.strategy.too_few", count=1)),
         (
             ["crossover", "--strategy", "a:1:inf", "--strategy", "b:1:2"],
-            text("error.strategy.run", name="'a'", value=math.inf),
+            text("error.strategy.run", name="'a'", value="inf"),
         ),
         (
             ["crossover", "--strategy", "a:1:2", "--strategy", "a:3:4"],
@@ -113,7 +114,7 @@ def _choice_error(field: str, raw: str, choices: str) -> str:
             ["launches", "--kernels-per-run", "2", "--fused-kernels-per-run", "5"],
             text("error.launches.fused", fused=5, kernels=2),
         ),
-        (["buckets", "--mfu", "generic=2"], text("error.mfu.range", name="'generic'", value=2.0)),
+        (["buckets", "--mfu", "generic=2"], text("error.mfu.range", name="'generic'", value="2")),
         (["buckets", "--rates", "list"], _choice_error("rates", "list", "article / peak")),
         # argparse's own words, from the Chinese catalogue of its messages
         (["frobnicate"], "参数 子命令：无效的取值：'frobnicate'"),
@@ -162,10 +163,10 @@ _LATIN_OK = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "command",
-    ["calc", "fusion", "attention", "softmax", "launches", "buckets", "crossover", "audit"],
-)
+_COMMANDS = ["calc", "fusion", "attention", "softmax", "launches", "buckets", "crossover", "audit"]
+
+
+@pytest.mark.parametrize("command", _COMMANDS)
 def test_chinese_default_prints_no_english(command, capsys, monkeypatch):
     monkeypatch.setenv("INFRABOOK_LANG", "zh")
     assert main([command]) == 0
@@ -237,7 +238,7 @@ def test_columns_line_up_by_display_width(capsys, monkeypatch):
     assert len(starts) == 1, lines
 
 
-def test_help_andargparse_words_follow_the_build_language(capsys, monkeypatch):
+def test_help_and_argparse_words_follow_the_build_language(capsys, monkeypatch):
     with pytest.raises(SystemExit):
         main(["fusion", "--help"])
     zh = capsys.readouterr().out
@@ -269,3 +270,47 @@ def test_a_bad_build_language_is_one_line(capsys, monkeypatch):
     assert capsys.readouterr().err.strip() == (
         "infrabook: error: INFRABOOK_LANG='fr': expected one of zh, en"
     )
+
+
+_HELPS = [
+    (main, []),
+    *((main, [command]) for command in _COMMANDS),
+    (bench_main, []),
+    (bench_main, ["compare"]),
+]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_every_help_fits_the_terminal_and_keeps_phrases_whole(lang, columns, capsys, monkeypatch):
+    """Lines fit by display width (a word or option too long for any line may stand alone), and no
+    line starts with closing punctuation or ends with opening punctuation."""
+    monkeypatch.setenv("INFRABOOK_LANG", lang)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    for entry, argv in _HELPS:
+        with pytest.raises(SystemExit):
+            entry([*argv, "--help"])
+        for line in filter(str.strip, capsys.readouterr().out.splitlines()):
+            # argparse keeps a usage's option with its metavar, "[--dtype {fp32,fp16}]"
+            unit = len(line.split()) == 1 or re.fullmatch(r"\s*\[[^\[\]]+\]", line)
+            assert display_width(line) <= columns - 2 or unit, (argv, line)
+            assert line.strip()[0] not in "，。、：；！？）」』", (argv, line)
+            assert line.strip()[-1] not in "（「『", (argv, line)
+
+
+def test_english_help_keeps_a_word_with_a_middle_dot_whole(capsys, monkeypatch):
+    monkeypatch.setenv("INFRABOOK_LANG", "en")
+    monkeypatch.setenv("COLUMNS", "48")
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "n·T_run" in capsys.readouterr().out.split()
+
+
+def test_a_coloured_heading_still_ends_in_the_languages_colon(monkeypatch):
+    """Python 3.14's argparse may colour a heading; the colon is still the language's."""
+    monkeypatch.setenv("INFRABOOK_LANG", "zh")
+    coloured = "用法：p\n\n\x1b[1;34m选项:\x1b[0m\n  -h\n"
+    monkeypatch.setattr(argparse.HelpFormatter, "format_help", lambda self: coloured)
+    formatter = Formatter("p")
+    formatter.start_section("选项")
+    assert formatter.format_help() == "用法：p\n\n\x1b[1;34m选项：\x1b[0m\n  -h\n"

@@ -250,7 +250,8 @@ def test_argparse_catalogue_fails_on_a_reworded_message_and_a_stale_mo(tmp_path)
     po.write_text(text.replace('msgid "options"', 'msgid "optional arguments"'), encoding="utf-8")
     po.with_suffix(".mo").write_bytes(catalogue.compiled(po))
     assert catalogue.argparse_problems(po) == [
-        "argparse.po: argparse no longer writes 'optional arguments'"
+        "argparse.po: argparse writes 'options', which the catalogue lacks",
+        "argparse.po: argparse no longer writes 'optional arguments'",
     ]
     po.write_text(text.replace('msgstr "用法："', 'msgstr ""'), encoding="utf-8")
     found = catalogue.argparse_problems(po)

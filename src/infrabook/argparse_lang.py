@@ -17,14 +17,70 @@ from typing import Any, NoReturn
 from infrabook import i18n, labels
 from infrabook.tables import display_width
 
-#: Punctuation that ends a Chinese phrase: a line never starts with it.
-_NO_BREAK_BEFORE = frozenset("，。、：；！？）」』")
+#: Punctuation that closes a phrase (a line never starts with it) and that opens one (a line
+#: never ends with it).
+_CLOSING = frozenset("，。、：；！？）」』”’》〉】…)")
+_OPENING = frozenset("（「『“‘《〈【")
+#: A colour code that Python 3.14's argparse may put before a heading.
+_COLOUR = r"(?:\x1b\[[0-9;]*m)?"
+
+
+def _words(text: str) -> list[str]:
+    """``text`` as what a line may break between: spaces, a run of characters one column
+    wide each (an English word, ``n·T_run``), and each two-column (Chinese) character alone.
+
+    >>> _words("每块 n·T_run（ms）")
+    ['每', '块', ' ', 'n·T_run', '（', 'ms', '）']
+    """
+    out: list[str] = []
+    for char in " ".join(text.split()):
+        narrow = char != " " and display_width(char) == 1
+        if narrow and out and out[-1] != " " and display_width(out[-1][-1]) == 1:
+            out[-1] += char
+        else:
+            out.append(char)
+    return out
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` columns on screen (one longer word stays whole),
+    breaking at spaces and between Chinese characters, never before closing punctuation or
+    after opening punctuation: argparse's own wrapping counts characters and breaks only at
+    spaces, so Chinese help ran on unbroken.
+
+    >>> wrap("每种策略假设的执行利用率（含补齐行），默认为原文的", 26)
+    ['每种策略假设的执行利用率', '（含补齐行），默认为原文的']
+    >>> wrap("执行利用率，默认", 10)
+    ['执行利用', '率，默认']
+    >>> wrap("where the T_prep + n·T_run lines cross", 20)
+    ['where the T_prep +', 'n·T_run lines cross']
+    """
+    lines: list[str] = []
+    line: list[str] = []
+    for word in _words(text):
+        if word == " ":
+            line += [word] if line else []
+            continue
+        if line and display_width("".join(line) + word) > width:
+            moved: list[str] = []
+            if word in _CLOSING:  # the closing mark goes down with the character before it
+                while len(line) > 1 and line[-1] in _CLOSING:
+                    moved.insert(0, line.pop())
+                if len(line) > 1 and line[-1] != " ":
+                    moved.insert(0, line.pop())
+            while len(line) > 1 and line[-1] in _OPENING:
+                moved.insert(0, line.pop())
+            lines.append("".join(line).rstrip())
+            line = moved
+        line.append(word)
+    return [*lines, "".join(line).rstrip()] if line else lines
 
 
 class Formatter(argparse.HelpFormatter):
-    """argparse's help laid out by display width: a section heading ends in the language's
-    colon (argparse appends an ASCII one), and the usage's continued lines line up under
-    its first option even when ``usage:`` is wider on screen than its character count."""
+    """argparse's help laid out by display width (:func:`wrap`): a section heading ends in
+    the language's colon (argparse appends an ASCII one), and the usage's continued lines
+    line up under its first option even when ``usage:`` is wider on screen than its
+    character count."""
 
     def __init__(self, prog: str, **kwargs: Any) -> None:
         super().__init__(prog, **kwargs)
@@ -36,33 +92,29 @@ class Formatter(argparse.HelpFormatter):
         super().start_section(heading)
 
     def _split_lines(self, text: str, width: int) -> list[str]:
-        # argparse wraps at spaces, and Chinese writes none: break between any two characters
-        # of it too (never before its closing punctuation), measuring width on screen
-        lines, line = [], ""
-        for token in re.findall(r"[!-~]+|\s+|.", " ".join(text.split())):
-            full = display_width(line + token.rstrip()) > width
-            if full and line.strip() and token not in _NO_BREAK_BEFORE:
-                lines.append(line.rstrip())
-                line = token.lstrip()
-            else:
-                line += token
-        return [*lines, line.rstrip()] if line.strip() else lines
+        return wrap(text, width)
 
-    def _format_usage(self, *args: Any) -> str:
-        prefix = argparse._("usage: ")  # type: ignore[attr-defined]
-        extra = display_width(prefix) - len(prefix)
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in wrap(text, width - len(indent)))
+
+    def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None) -> str:
+        shown = argparse._("usage: ") if prefix is None else prefix  # type: ignore[attr-defined]
+        extra = display_width(shown) - len(shown)
         self._width -= extra
         try:
-            usage = super()._format_usage(*args)
+            text = super()._format_usage(usage, actions, groups, prefix)
         finally:
             self._width += extra
-        return usage.replace("\n ", "\n" + " " * extra + " ")
+        return text.replace("\n ", "\n" + " " * extra + " ")
 
     def format_help(self) -> str:
         help_ = super().format_help()
+
+        def ended(found: re.Match[str]) -> str:
+            return found.group(1) + labels.text("cli.section", heading=found.group(2))
+
         for heading in self._headings:
-            ended = labels.text("cli.section", heading=heading)
-            help_ = help_.replace(f"\n{heading}:\n", f"\n{ended}\n")
+            help_ = re.sub(rf"(?m)^({_COLOUR})({re.escape(heading)}):", ended, help_)
         return help_
 
 

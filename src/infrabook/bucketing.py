@@ -408,11 +408,15 @@ def parse_mfus(raw: str) -> dict[str, float]:
     >>> parse_mfus("bucketed=40")
     Traceback (most recent call last):
     ...
-    ValueError: 'bucketed' 的执行利用率 mfu：应为大于 0、不大于 1 的分数，收到 40.0
+    ValueError: 策略 'bucketed' 的执行利用率 mfu：应为大于 0、不大于 1 的分数，收到 40
     """
     out: dict[str, float] = {}
     for item in raw.split(","):
         name, sep, value = (part.strip() for part in item.partition("="))
+        if not item.strip():
+            raise ValueError(labels.text("error.mfu.empty"))
+        if name in out:
+            raise ValueError(labels.text("error.mfu.duplicate", name=repr(name)))
         try:
             if not (sep and name):
                 raise ValueError
@@ -420,5 +424,7 @@ def parse_mfus(raw: str) -> dict[str, float]:
         except ValueError:
             raise ValueError(labels.text("error.mfu.format", raw=repr(item.strip()))) from None
         if not 0 < out[name] <= 1:
-            raise ValueError(labels.text("error.mfu.range", name=repr(name), value=out[name]))
+            raise ValueError(
+                labels.text("error.mfu.range", name=repr(name), value=f"{out[name]:g}")
+            )
     return out

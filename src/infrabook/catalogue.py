@@ -250,19 +250,66 @@ def _stale_mo(po: Path) -> list[str]:
     return []
 
 
+#: What argparse says only to a programmer who declared a parser wrongly, or what this
+#: package never lets it say (its own error line, ``FileType``, which it does not use): the
+#: messages argparse writes that its catalogue need not translate.
+_ARGPARSE_UNSHOWN = frozenset(
+    {
+        "%(prog)s: error: %(message)s\n",
+        "%r is not callable",
+        "'required' is an invalid argument for positionals",
+        ".__call__() not defined",
+        'argument "-" with mode %r',
+        "can't open '%(filename)s': %(error)s",
+        "cannot have multiple subparser arguments",
+        "cannot merge actions - two groups are named %r",
+        "conflicting option string: %s",
+        "conflicting subparser alias: %s",
+        "conflicting subparser: %s",
+        "dest= is required for options like %r",
+        "invalid conflict_resolution value: %r",
+        "invalid option string %(option)r: must start with a character %(prefix_chars)r",
+        "mutually exclusive arguments must be optional",
+        "unexpected option string: %s",
+        "unknown parser %(parser_name)r (choices: %(choices)s)",
+    }
+)
+
+
+def _argparse_writes() -> set[str]:
+    """The message ids of the running Python's argparse: the first argument of each of its
+    ``_()`` and ``ngettext()`` calls."""
+    calls = ast.walk(ast.parse(inspect.getsource(argparse)))
+    return {
+        call.args[0].value
+        for call in calls
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id in ("_", "ngettext")
+        and call.args
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+    }
+
+
 def argparse_problems(po: Path = ARGPARSE_PO) -> list[str]:
     """What keeps argparse's Chinese catalogue from being in force: a message id argparse
-    no longer writes (a newer Python reworded it), an untranslated or fuzzy entry, a
-    translation that loses or adds a ``%`` placeholder, or a stale ``.mo``.
+    no longer writes (a newer Python reworded it), one it writes that the catalogue lacks
+    (a newer Python added it; :data:`_ARGPARSE_UNSHOWN` lists those a reader never sees), an
+    untranslated or fuzzy entry, a translation that loses or adds a ``%`` placeholder, or a
+    stale ``.mo``.
 
     >>> argparse_problems()
     []
     """
     source = inspect.getsource(argparse)
-    found = []
-    for entry in read(po):
-        if not entry.id:
-            continue
+    entries = [entry for entry in read(po) if entry.id]
+    known = {str(i) for e in entries for i in (e.id if isinstance(e.id, tuple) else (e.id,))}
+    found = [
+        f"{po.name}: argparse writes {msgid!r}, which the catalogue lacks"
+        for msgid in sorted(_argparse_writes() - known - _ARGPARSE_UNSHOWN)
+    ]
+    for entry in entries:
         ids = [str(i) for i in (entry.id if isinstance(entry.id, tuple) else (entry.id,))]
         raw = entry.string if isinstance(entry.string, tuple | list) else (entry.string,)
         strings = [str(t or "") for t in raw]

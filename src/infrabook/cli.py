@@ -82,6 +82,13 @@ def _cmd_softmax(args: argparse.Namespace) -> tuple[Any, str]:
     return _shown(result)
 
 
+def _read_mfus(raw: str) -> dict[str, float]:
+    """``--mfu``: each fraction checked, and each name one of the article's strategies."""
+    mfus = parse_mfus(raw)
+    article_bucketing().with_mfus(mfus)
+    return mfus
+
+
 def _scenario_for(args: argparse.Namespace) -> BucketingScenario:
     base = article_bucketing()
     sc = replace(base, calls=args.calls, buckets=check_buckets(args.buckets))
@@ -169,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--mfu",
         metavar="NAME=FRACTION,...",
-        type=_reader(parse_mfus),
+        type=_reader(_read_mfus),
         default=None,
         help=labels.text("cli.help.mfu", mfus=mfus),
     )

@@ -30,9 +30,13 @@ class Line:
         if not self.name:
             raise ValueError(text("error.strategy.name"))
         if not (math.isfinite(self.prep_ms) and self.prep_ms >= 0):
-            raise ValueError(text("error.strategy.prep", name=repr(self.name), value=self.prep_ms))
+            raise ValueError(
+                text("error.strategy.prep", name=repr(self.name), value=f"{self.prep_ms:g}")
+            )
         if not (math.isfinite(self.run_ms) and self.run_ms > 0):
-            raise ValueError(text("error.strategy.run", name=repr(self.name), value=self.run_ms))
+            raise ValueError(
+                text("error.strategy.run", name=repr(self.name), value=f"{self.run_ms:g}")
+            )
 
     def total_ms(self, runs: float) -> float:
         """Total milliseconds over ``runs`` runs.
@@ -58,7 +62,7 @@ def crossover(a: Line, b: Line) -> float:
         raise ValueError(
             text("error.strategy.parallel", a=repr(a.name), b=repr(b.name), run=a.run_ms)
         )
-    return (b.prep_ms - a.prep_ms) / (a.run_ms - b.run_ms)
+    return (b.prep_ms - a.prep_ms) / (a.run_ms - b.run_ms) + 0.0  # + 0.0: no -0 when P_a = P_b
 
 
 def check_lines(lines: Sequence[Line]) -> tuple[Line, ...]:
@@ -180,7 +184,7 @@ def parse_strategy(raw: str) -> Line:
     >>> parse_strategy("bucketed:400")
     Traceback (most recent call last):
     ...
-    ValueError: 无法读取策略 'bucketed:400'：应写成 NAME:PREP_MS:RUN_MS
+    ValueError: 无法读取策略 'bucketed:400'：应为 NAME:PREP_MS:RUN_MS 的形式
     """
     parts = raw.split(":")
     if len(parts) != 3:

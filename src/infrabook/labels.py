@@ -204,7 +204,7 @@ LABELS: dict[str, str] = {
     "bench.targets.title": "基准目标",
     "bench.target.cpu_fused_speedup": "CPU：最快的融合路径相对分开执行（eager）的加速比",
     "bench.target.cpu_fused_bandwidth": "CPU：最快的融合路径的有效带宽，占实测拷贝带宽的百分比",
-    "bench.target.blockwise_peak_8192": "L=8192 时分块注意力的内存峰值，占朴素实现的百分比",
+    "bench.target.blockwise_peak_8192": "CPU：L=8192 时分块注意力的内存峰值，占朴素实现的百分比",
     "bench.target.gpu_fused_swiglu_bandwidth": (
         "GPU：融合 SwiGLU（冲 L2，原文形状）的带宽，占实测拷贝带宽的百分比"
     ),
@@ -226,12 +226,14 @@ LABELS: dict[str, str] = {
     "bench.cli.compare_description": "把实测记录与本书的记录和模型并排打印",
     "bench.cli.records": "记录文件（*.json）",
     "bench.cli.book": "本书的记录所在的文件夹（{default}）",
-    "bench.cli.error.machine": "--machine：{raw} 里没有可用作记录名的字母或数字",
+    "bench.cli.error.machine": "--machine：{raw} 里没有可用作记录名的 ASCII 字母或数字（a–z、0–9）",
     "bench.cli.error.compare_isolate": (
         "--compare 在套件自己的进程里运行：用 --isolate 跑完后，请运行 "
         "python -m infrabook.bench compare RECORD ..."
     ),
-    "bench.cli.error.limit": "--limit 需要 --isolate 和一个正数，收到 {limit}",
+    "bench.cli.error.limit": "应为正的有限秒数，收到 {raw}",
+    "bench.cli.error.limit_isolate": "--limit 只能与 --isolate 同用",
+    "bench.cli.error.not_file": "{path}：没有这个文件，或它不是普通文件",
     "bench.cli.error.experiment": "没有名为 {name} 的实验：应为 {names} 之一",
     "bench.cli.error.merge_out": "--merge {folder}：记录正是写到这里（--out）",
     "bench.cli.error.merge_none": "--merge {folder}：那里没有记录（*.json）",
@@ -360,7 +362,6 @@ LABELS: dict[str, str] = {
     "bench.col.device_kernels": "设备上的 kernel",
     "bench.col.dispatches": "计数到的派发",
     "bench.col.executed_gflop_s": "执行 GFLOP/s",
-    "bench.col.experiment": "实验",
     "bench.col.fits_l2": "工作集装得进 L2",
     "bench.col.gb_s": "GB/s",
     "bench.col.gflop_s": "GFLOP/s",
@@ -476,8 +477,8 @@ LABELS: dict[str, str] = {
     ),
     "cli.section": "{heading}：",
     # errors of the calculators themselves, on values each field accepts alone
-    "error.strategy.format": "无法读取策略 {raw}：应写成 NAME:PREP_MS:RUN_MS",
-    "error.strategy.numbers": "无法读取策略 {raw}：PREP_MS 和 RUN_MS 应为数",
+    "error.strategy.format": "无法读取策略 {raw}：应为 NAME:PREP_MS:RUN_MS 的形式",
+    "error.strategy.numbers": "无法读取策略 {raw}：PREP_MS 和 RUN_MS 应为数字",
     "error.strategy.name": "策略需要一个非空的名字",
     "error.strategy.prep": "策略 {name} 的准备时间 prep_ms：应为不小于 0 的有限数，收到 {value}",
     "error.strategy.run": "策略 {name} 的每组时间 run_ms：应为大于 0 的有限数，收到 {value}",
@@ -485,8 +486,10 @@ LABELS: dict[str, str] = {
     "error.strategy.duplicate": "策略的名字不能重复：{name} 出现了不止一次",
     "error.strategy.parallel": "{a} 和 {b} 的每组时间相同（{run} ms）：两条直线平行，永不相交",
     "error.strategy.unknown": "没有名为 {name} 的策略：应为 {names} 之一",
-    "error.mfu.format": "无法读取 {raw}：应写成 NAME=FRACTION，例如 bucketed=0.4",
-    "error.mfu.range": "{name} 的执行利用率 mfu：应为大于 0、不大于 1 的分数，收到 {value}",
+    "error.mfu.format": "无法读取 {raw}：应为 NAME=FRACTION 的形式，例如 bucketed=0.4",
+    "error.mfu.range": "策略 {name} 的执行利用率 mfu：应为大于 0、不大于 1 的分数，收到 {value}",
+    "error.mfu.empty": "逗号之间有一项是空的",
+    "error.mfu.duplicate": "策略 {name} 的执行利用率给了不止一次",
     "error.launches.fused": (
         "融合后每次的 kernel 数（{fused}）不能多于每次的 kernel 数（{kernels}）："
         "融合从不增加 kernel"

@@ -197,7 +197,11 @@ def test_a_hanging_experiment_is_killed_at_its_limit_and_the_next_one_runs(
 def test_a_time_limit_needs_isolation(capsys):
     with pytest.raises(SystemExit):
         run.main(["--limit", "5", "--only", "fusion"])
-    assert text("bench.cli.error.limit", limit=5.0) in capsys.readouterr().err
+    assert text("bench.cli.error.limit_isolate") in capsys.readouterr().err
+    for bad in ("nan", "inf", "0", "-1", "soon"):  # none of them would stop a hung experiment
+        with pytest.raises(SystemExit):
+            run.main(["--isolate", "--limit", bad, "--only", "fusion"])
+        assert text("bench.cli.error.limit", raw=bad) in capsys.readouterr().err
 
 
 def test_every_experiment_has_a_time_limit_and_the_gpu_ones_fit_eight_minutes():
@@ -216,13 +220,14 @@ def fake_cuda(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
 
 
-def test_the_rig_refuses_the_interpreter_when_a_gpu_is_present(fake_cuda, bench_dir):
+def test_the_rig_refuses_the_interpreter_when_a_gpu_is_present(fake_cuda, bench_dir, capsys):
     with pytest.raises(cuda.RigError, match="TRITON_INTERPRET"):
         cuda.rig()
     with pytest.raises(SystemExit) as stop:
         run.main(["--only", "gpu_persistent", "--isolate"])
-    message = str(stop.value.code)
-    assert "unset TRITON_INTERPRET" in message and "\n" not in message
+    message = capsys.readouterr().err
+    assert stop.value.code == 2 and "unset TRITON_INTERPRET" in message
+    assert message.count("\n") == 1
     assert not bench_dir.exists()
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -226,10 +227,10 @@ _FOLDER = object()  # a folder where the record file should be
 @pytest.mark.parametrize(
     ("content", "why"),
     [
-        (None, "there is no such file"),
+        (None, None),  # no file: the command line says so before reading anything
+        (_FOLDER, None),
         ("{", "not valid JSON"),
         ("[]", "not a JSON object"),
-        (_FOLDER, "is a folder: expected a record file"),
     ],
 )
 def test_compare_refuses_a_file_that_is_no_record_in_one_line(
@@ -240,9 +241,20 @@ def test_compare_refuses_a_file_that_is_no_record_in_one_line(
         path.mkdir()
     elif content is not None:
         path.write_text(content)
-    assert run.main(["compare", str(path)]) == 2
+    with pytest.raises(SystemExit) as exc:
+        raise SystemExit(run.main(["compare", str(path)]))
+    assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and str(path) in err and why in err
+    assert err.count("\n") == 1 and str(path) in err
+    assert (why or text("bench.cli.error.not_file", path=path)) in err
+
+
+def test_a_record_path_that_is_no_file_is_refused_without_reading_it(tmp_path):
+    os.mkfifo(tmp_path / "pipe.json")  # reading a pipe would wait for a writer for ever
+    (tmp_path / "folder.json").mkdir()
+    for name in ("pipe.json", "folder.json"):
+        with pytest.raises(RecordError, match="is not a file: expected a record file"):
+            record.read(tmp_path / name)
 
 
 def test_the_suite_writes_under_the_machine_name_and_a_label_names_another(

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from infrabook import config
 from infrabook.bench import attention, fusion, host, launches, record, report, shapes
 from infrabook.bench.entry import Entry, provenance
-from infrabook.bench.suite import EXPERIMENTS, get
+from infrabook.bench.suite import EXPERIMENTS
 from infrabook.labels import group, text
 
 #: The name of this machine's CPU record, as the suite writes it.
@@ -86,18 +86,15 @@ def test_entries_carry_params_provenance_and_targets(fixture_record):
 def test_targets_table(fixture_record):
     rows = report.targets(CPU).tables[0].rows
     # every configured target appears once, measured or not
-    words = [text(f"bench.target.{i}") for i in config.bench_targets()]
-    assert [r[2] for r in rows] == words and all(w.strip() for w in words)
-    by_experiment = {r[1]: r for r in rows}  # by title, never the raw experiment id
-    by_experiment = {
-        name: by_experiment[get(name).title]
-        for name in EXPERIMENTS
-        if get(name).title in by_experiment
-    }
-    assert by_experiment["fusion"][0] == CPU
-    assert by_experiment["gpu_flash"][0] == "—"
-    assert by_experiment["gpu_flash"][5] == text("bench.unmeasured")
-    assert text("bench.unmeasured") in {r[5] for r in rows if r[1] == get("attention_memory").title}
+    ids = list(config.bench_targets())
+    words = [text(f"bench.target.{i}") for i in ids]
+    assert [r[1] for r in rows] == words and all(w.strip() for w in words)
+    by_target = {goal: rows[words.index(text(f"bench.target.{goal}"))] for goal in ids}
+    assert by_target["cpu_fused_speedup"][0] == CPU
+    assert by_target["gpu_flash_vs_sdpa_8192"][0] == "—"
+    assert by_target["gpu_flash_vs_sdpa_8192"][4] == text("bench.unmeasured")
+    assert by_target["blockwise_peak_8192"][4] == text("bench.unmeasured")
+    assert len(rows[0]) == len(report.targets(CPU).tables[0].columns) == 6
 
 
 def test_a_skipped_gpu_note_in_the_cpu_record_is_not_a_measurement(bench_dir):
@@ -126,7 +123,7 @@ def test_missing_record_is_one_short_note(bench_dir):
         page = d._repr_markdown_()
         assert page == f"```{{note}}\n{d.message}\n```" and name not in page
     assert report.show("gpu_flash", device="gpu-h200-bdae84").message == text("bench.not_measured")
-    assert {r[5] for r in report.targets().tables[0].rows} == {text("bench.unmeasured")}
+    assert {r[4] for r in report.targets().tables[0].rows} == {text("bench.unmeasured")}
     with pytest.raises(LookupError, match="fusion on any CPU: not measured"):
         report.results("fusion")
 

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,10 @@ def from_json(data: Any) -> Record:
     return record
 
 
+#: Where the book keeps its records, from the repository's root.
+BOOK_DIR = Path("docs", "_data", "bench")
+
+
 def bench_dir() -> Path:
     """Where records are read and written: ``$INFRABOOK_BENCH_DIR``, or the nearest
     ``docs/_data/bench`` at or above the current directory (pages run in ``docs/chapters``),
@@ -70,9 +75,9 @@ def bench_dir() -> Path:
         return Path(os.environ["INFRABOOK_BENCH_DIR"])
     here = Path.cwd()
     for folder in (here, *here.parents):
-        if (folder / "docs" / "_data" / "bench").is_dir():
-            return folder / "docs" / "_data" / "bench"
-    return here / "docs" / "_data" / "bench"
+        if (folder / BOOK_DIR).is_dir():
+            return folder / BOOK_DIR
+    return here / BOOK_DIR
 
 
 def slug(name: str) -> str:
@@ -148,13 +153,14 @@ def read(path: Path) -> Record | None:
     (truncated, hand-edited, older) or holds what a record may not
     (:mod:`infrabook.bench.validate`: records are contributed, so untrusted)."""
     try:
-        size = path.stat().st_size
+        info = path.stat()
     except FileNotFoundError:
         return None
     except OSError as err:
         raise RecordError(path, f"cannot be read ({err})") from err
-    if path.is_dir():
-        raise RecordError(path, "is a folder: expected a record file (*.json)")
+    if not stat.S_ISREG(info.st_mode):  # a folder, or a pipe or device that may never end
+        raise RecordError(path, "is not a file: expected a record file (*.json)")
+    size = info.st_size
     if size > validate.MAX_BYTES:  # refused before reading it
         raise RecordError(path, f"has {size:,} bytes, more than the {validate.MAX_BYTES:,} allowed")
     try:

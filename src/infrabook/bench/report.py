@@ -275,16 +275,19 @@ def targets(device: str | None = None, *, folder: Folder = None) -> Display:
                 judged.setdefault(t.id, []).append((name, t))
     rows: list[tuple[Any, ...]] = []
     for goal in config.bench_targets().values():
-        unit, title = goal.unit, get(goal.experiment).title
-        threshold = f"{goal.comparison} {number_text(goal.threshold)}{unit}"
-        row = (title, text(f"bench.target.{goal.id}"), threshold)
+        unit = goal.unit
+        # ≥ and ≤ with a no-break space: a threshold is one value, never split over two lines
+        sign = {">=": "≥", "<=": "≤"}[goal.comparison]
+        threshold = f"{sign}\u00a0{number_text(goal.threshold)}{unit}"
+        # the target's words name its experiment's setting: no column of experiment titles
+        row = (text(f"bench.target.{goal.id}"), threshold)
         for name, t in judged.get(goal.id) or [("—", None)]:
             if t is None or t.measured is None:
                 rows.append((name, *row, None, text(_VERDICT[None]), None))
             else:
                 measured, margin = f"{number_text(t.measured)}{unit}", f"{t.margin:+.3g}{unit}"
                 rows.append((name, *row, measured, text(_VERDICT[t.met]), margin))
-    keys = "record experiment target threshold measured verdict margin"
+    keys = "record target threshold measured verdict margin"
     return Display(title=text("bench.targets.title"), tables=[table("", keys, rows)])
 
 

@@ -18,13 +18,15 @@ written beside the book's (every other record in ``docs/_data/bench``) and the m
 build's language (``INFRABOOK_LANG``). ``compare RECORD ...`` prints the same for record
 files already written; a file that is not a record ends it with status 2 and one line.
 ``--only gpu`` on a GPU machine leaves the CPU's record as it is. The help and the
-errors on options are in the build's language; the progress log and what is wrong inside a
-record file (:mod:`infrabook.bench.validate`) are English.
+errors on options are in the build's language; the progress log, what is wrong inside a
+record file (:mod:`infrabook.bench.validate`) and the CUDA rig's refusals are English.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
+import math
 import os
 import signal
 import subprocess
@@ -47,7 +49,6 @@ BUSY = 0.25
 CHILD: tuple[str, ...] = (sys.executable, "-m", "infrabook.bench")
 
 log = logging.getLogger("infrabook.bench")
-_BENCH = "docs/_data/bench"
 
 
 def select(only: Sequence[str] | None) -> list[str]:
@@ -108,15 +109,27 @@ def _isolated(
     return 1 if failed else 0
 
 
+def _seconds(raw: str) -> float:
+    """``--limit``: a positive, finite number of seconds."""
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise argparse.ArgumentTypeError(text("bench.cli.error.limit", raw=raw))
+    return seconds
+
+
 def merge_returned(folder: Path, out: Path) -> int:
     """Merge the measured (``ok``) entries of every record in ``folder`` into the records
     in ``out``, one experiment at a time; skipped and failed entries are listed, not merged
-    (they would replace a measurement with its absence). 0 when something was merged."""
+    (they would replace a measurement with its absence). 0 when something was merged;
+    ``ValueError`` for a folder with no records, or with a file that is not one."""
     if folder.resolve() == out.resolve():
-        raise SystemExit(text("bench.cli.error.merge_out", folder=folder))
+        raise ValueError(text("bench.cli.error.merge_out", folder=folder))
     paths = sorted(folder.glob("*.json"))
     if not paths:
-        raise SystemExit(text("bench.cli.error.merge_none", folder=folder))
+        raise ValueError(text("bench.cli.error.merge_none", folder=folder))
     merged = 0
     for path in paths:
         returned = record.read(path)
@@ -169,8 +182,13 @@ def compare_main(argv: Sequence[str]) -> int:
         parser.add_argument(
             "records", nargs="+", type=Path, metavar="RECORD", help=text("bench.cli.records")
         )
-        parser.add_argument("--book", type=Path, help=text("bench.cli.book", default=_BENCH))
+        parser.add_argument(
+            "--book", type=Path, help=text("bench.cli.book", default=record.BOOK_DIR)
+        )
         args = parser.parse_args(argv)
+        for path in args.records:
+            if not path.is_file():
+                parser.error(text("bench.cli.error.not_file", path=path))
     try:
         print(comparison(args.records, args.book or record.bench_dir()))
     except record.RecordError as err:
@@ -189,9 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         option = parser.add_argument
         option("--quick", action="store_true", help=text("bench.cli.quick"))
         option("--only", nargs="+", metavar="NAME", help=text("bench.cli.only"))
-        option("--out", type=Path, help=text("bench.cli.out", default=_BENCH))
+        option("--out", type=Path, help=text("bench.cli.out", default=record.BOOK_DIR))
         option("--isolate", action="store_true", help=text("bench.cli.isolate"))
-        option("--limit", type=float, metavar="SECONDS", help=text("bench.cli.limit"))
+        option("--limit", type=_seconds, metavar="SECONDS", help=text("bench.cli.limit"))
         option("--merge", type=Path, metavar="DIR", help=text("bench.cli.merge"))
         option("--machine", metavar="LABEL", help=text("bench.cli.machine"))
         option("--compare", action="store_true", help=text("bench.cli.compare"))
@@ -203,8 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.error(text("bench.cli.error.machine", raw=repr(args.machine)))
         if args.compare and args.isolate:
             parser.error(text("bench.cli.error.compare_isolate"))
-        if args.limit is not None and (not args.isolate or args.limit <= 0):
-            parser.error(text("bench.cli.error.limit", limit=args.limit))
+        if args.limit is not None and not args.isolate:
+            parser.error(text("bench.cli.error.limit_isolate"))
         try:
             names = select(args.only)
         except ValueError as err:
@@ -212,13 +230,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="[bench] %(message)s", stream=sys.stderr)
     out = args.out or record.bench_dir()
     if args.merge:
-        return merge_returned(args.merge, out)
+        try:
+            return merge_returned(args.merge, out)
+        except ValueError as err:  # a RecordError too: a file there that is not a record
+            parser.error(str(err))
     wanted_gpu = any(n in GPU_EXPERIMENTS for n in names)
     try:
         if wanted_gpu:
             cuda.check_native()
     except cuda.RigError as err:
-        raise SystemExit(f"python -m infrabook.bench: {err}") from None
+        parser.error(str(err))
     log.info("suite: %s%s; records in %s", ", ".join(names), " (quick)" if args.quick else "", out)
     if args.isolate:
         return _isolated(names, out, args.quick, args.limit, args.machine)
