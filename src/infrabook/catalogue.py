@@ -264,6 +264,7 @@ _ARGPARSE_UNSHOWN = frozenset(
         "cannot have multiple subparser arguments",
         "cannot merge actions - two groups are named %r",
         "conflicting option string: %s",
+        "conflicting option strings: %s",
         "conflicting subparser alias: %s",
         "conflicting subparser: %s",
         "dest= is required for options like %r",
@@ -277,19 +278,18 @@ _ARGPARSE_UNSHOWN = frozenset(
 
 
 def _argparse_writes() -> set[str]:
-    """The message ids of the running Python's argparse: the first argument of each of its
-    ``_()`` and ``ngettext()`` calls."""
-    calls = ast.walk(ast.parse(inspect.getsource(argparse)))
-    return {
-        call.args[0].value
-        for call in calls
-        if isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Name)
-        and call.func.id in ("_", "ngettext")
-        and call.args
-        and isinstance(call.args[0], ast.Constant)
-        and isinstance(call.args[0].value, str)
-    }
+    """The message ids of the running Python's argparse: the argument of each of its
+    ``_()`` calls and both forms of each ``ngettext()``."""
+    ids: set[str] = set()
+    for call in ast.walk(ast.parse(inspect.getsource(argparse))):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+            forms = {"_": 1, "ngettext": 2}.get(call.func.id, 0)
+            ids |= {
+                arg.value
+                for arg in call.args[:forms]
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            }
+    return ids
 
 
 def argparse_problems(po: Path = ARGPARSE_PO) -> list[str]:
@@ -302,18 +302,18 @@ def argparse_problems(po: Path = ARGPARSE_PO) -> list[str]:
     >>> argparse_problems()
     []
     """
-    source = inspect.getsource(argparse)
+    writes = _argparse_writes()
     entries = [entry for entry in read(po) if entry.id]
     known = {str(i) for e in entries for i in (e.id if isinstance(e.id, tuple) else (e.id,))}
     found = [
         f"{po.name}: argparse writes {msgid!r}, which the catalogue lacks"
-        for msgid in sorted(_argparse_writes() - known - _ARGPARSE_UNSHOWN)
+        for msgid in sorted(writes - known - _ARGPARSE_UNSHOWN)
     ]
     for entry in entries:
         ids = [str(i) for i in (entry.id if isinstance(entry.id, tuple) else (entry.id,))]
         raw = entry.string if isinstance(entry.string, tuple | list) else (entry.string,)
         strings = [str(t or "") for t in raw]
-        if any(repr(i) not in source and f'"{i}"' not in source for i in ids):
+        if any(i not in writes for i in ids):
             found.append(f"{po.name}: argparse no longer writes {ids[0]!r}")
         elif not all(strings) or entry.fuzzy:
             found.append(f"{po.name}: untranslated or fuzzy {ids[0]!r}")
