@@ -44,8 +44,8 @@ class _Payload:
     def __init__(self, marker: Path) -> None:
         self.marker = marker
 
-    def __reduce__(self) -> tuple[object, tuple[str, str]]:
-        return (Path.write_text, (str(self.marker), "ran"))  # type: ignore[return-value]
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (exec, (f"open({str(self.marker)!r}, 'w').write('ran')",))
 
 
 @pytest.mark.timeout(60)
@@ -76,3 +76,66 @@ def test_git_ignores_a_conf_pickle():
         text=True,
     )
     assert found.stdout.strip() == "conf/typed.pickle"
+
+
+def _hostile(kind: str, path: Path, tmp_path: Path) -> None:
+    """Make ``path`` the hostile file of ``kind``."""
+    if kind == "link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link to a file":
+        real = tmp_path / f"real-{path.name}"
+        real.write_bytes(b"")
+        path.symlink_to(real)
+    else:  # oversized: a sparse file of 64 MiB, more than any limit here
+        with path.open("wb") as f:
+            f.truncate(64 << 20)
+
+
+HOSTILE = ["link to /dev/zero", "fifo", "link to a file", "oversized"]
+WHY = {
+    "link to /dev/zero": "is a symbolic link: expected ",
+    "fifo": "is not a file: expected ",
+    "link to a file": "is a symbolic link: expected ",
+    "oversized": "bytes, more than the ",
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_a_hostile_conf_file_is_refused_at_once(tmp_path, kind):
+    """M2: a conf file linked to /dev/zero read until memory ran out, a FIFO hung every
+    command; each is refused in one line naming the file, in well under the timeout."""
+    conf = _conf_copy(tmp_path)
+    target = conf / "claims.toml"
+    target.unlink()
+    _hostile(kind, target, tmp_path)
+    proc = _cli(conf, "fusion")
+    assert proc.returncode == 2 and not proc.stdout, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert f"{target}: " in proc.stderr and WHY[kind] in proc.stderr
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_a_hostile_record_is_refused_at_once(tmp_path, kind):
+    """M2: a record linked to /proc/kmsg hung compare, --merge and the build (as root); each
+    hostile record file is refused with one RecordError line, in a child with a timeout."""
+    path = tmp_path / "cpu-x-000000.json"
+    _hostile(kind, path, tmp_path)
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from infrabook.bench.record import RecordError, read\n"
+        "try:\n"
+        "    read(Path(sys.argv[1]))\n"
+        "except RecordError as err:\n"
+        "    print(err)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=50
+    )
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr
+    assert proc.stdout.count("\n") == 1
+    assert proc.stdout.startswith(f"benchmark record {path}: ") and WHY[kind] in proc.stdout

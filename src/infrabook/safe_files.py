@@ -36,8 +36,9 @@ _FLAGS = (
 )
 
 
-def read_bounded(path: Path, limit: int) -> bytes:
-    """The bytes of the regular file ``path``, at most ``limit`` of them.
+def read_bounded(path: Path, limit: int, expected: str = "a regular file") -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them; ``expected`` names
+    what the file should be in the messages.
 
     ``FileNotFoundError`` when there is no such file; :class:`FileRefused` (one line naming
     the file) for a symbolic link, anything but a regular file, more than ``limit`` bytes,
@@ -51,7 +52,7 @@ def read_bounded(path: Path, limit: int) -> bytes:
     >>> read_bounded(p, 4)
     Traceback (most recent call last):
     ...
-    infrabook.safe_files.FileRefused: /.../a.toml: has more than the 4 bytes allowed
+    infrabook.safe_files.FileRefused: /.../a.toml: has 5 bytes, more than the 4 allowed
     """
     try:
         fd = os.open(path, _FLAGS)
@@ -60,12 +61,15 @@ def read_bounded(path: Path, limit: int) -> bytes:
     except OSError as err:
         if err.errno == errno.ELOOP:
             raise FileRefused(
-                path, "is a symbolic link: expected a regular file (links are not followed)"
+                path, f"is a symbolic link: expected {expected} (links are not followed)"
             ) from None
         raise FileRefused(path, f"cannot be read ({err.strerror or err})") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise FileRefused(path, "is not a regular file (a folder, pipe or device)")
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # a folder, or a pipe or device that may never end
+            raise FileRefused(path, f"is not a file: expected {expected}")
+        if info.st_size > limit:  # refused before reading it
+            raise FileRefused(path, f"has {info.st_size:,} bytes, more than the {limit:,} allowed")
         chunks: list[bytes] = []
         left = limit + 1
         while left > 0:
@@ -75,7 +79,7 @@ def read_bounded(path: Path, limit: int) -> bytes:
             chunks.append(chunk)
             left -= len(chunk)
     except BlockingIOError:
-        raise FileRefused(path, "cannot be read without waiting: expected a regular file") from None
+        raise FileRefused(path, f"cannot be read without waiting: expected {expected}") from None
     except OSError as err:
         raise FileRefused(path, f"cannot be read ({err.strerror or err})") from None
     finally:
