@@ -7,6 +7,7 @@ timeouts make a hang a failure rather than a stuck test session.
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import shutil
@@ -139,3 +140,57 @@ def test_a_hostile_record_is_refused_at_once(tmp_path, kind):
     assert proc.returncode == 0 and not proc.stderr, proc.stderr
     assert proc.stdout.count("\n") == 1
     assert proc.stdout.startswith(f"benchmark record {path}: ") and WHY[kind] in proc.stdout
+
+
+BOOK_RECORD = ROOT / "docs" / "_data" / "bench" / "cpu-amd-epyc-2c-c8153f.json"
+# a window title, a cleared screen, a reversed line: what a raw message would do to a terminal
+ESCAPES = ["\x1b]0;pwned\x07\x1b[2J", "\x1b[31mred\x1b[0m", "abc\u202edcba"]
+
+
+def _unprintable(text: str) -> list[str]:
+    return [c for c in text if not c.isprintable()]
+
+
+@pytest.mark.parametrize("hostile", ESCAPES)
+def test_a_record_key_is_quoted_escaped(tmp_path, hostile):
+    """M3: the validator's refusal quoted a hostile key raw (ESC, U+202E)."""
+    from infrabook.bench.record import RecordError, read
+
+    data = json.loads(BOOK_RECORD.read_text(encoding="utf-8"))
+    paths = data["experiments"]["fusion"]["results"]["paths"]
+    paths[hostile] = paths.pop(next(iter(paths)))
+    path = tmp_path / BOOK_RECORD.name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(RecordError) as err:
+        read(path)
+    assert not _unprintable(str(err.value))
+    assert repr(hostile)[1:-1] in str(err.value)
+
+
+@pytest.mark.parametrize("hostile", ESCAPES)
+def test_a_record_file_name_is_quoted_escaped(tmp_path, hostile):
+    """M3: a file name in the records folder set the window title and cleared the screen."""
+    from infrabook.bench.record import RecordError, read
+
+    path = tmp_path / f"{hostile}x.json"
+    shutil.copyfile(BOOK_RECORD, path)
+    with pytest.raises(RecordError) as err:
+        read(path)
+    assert not _unprintable(str(err.value))
+    assert f"{repr(hostile)[1:-1]}x.json" in str(err.value)
+
+
+@pytest.mark.timeout(120)
+def test_compare_prints_a_hostile_file_name_escaped(tmp_path):
+    """The review's reproduction: compare, with a hostile file name among the book's records."""
+    book = tmp_path / "book"
+    book.mkdir()
+    shutil.copyfile(BOOK_RECORD, book / f"{ESCAPES[0]}x.json")
+    proc = subprocess.run(
+        [sys.executable, "-m", "infrabook.bench", "compare", "--book", str(book), str(BOOK_RECORD)],
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert not _unprintable(proc.stderr.rstrip("\n")) and "\\x1b]0;pwned\\x07" in proc.stderr

@@ -257,3 +257,30 @@ def test_closed_form_is_exact_at_any_size(seq_len, block_k, multiple):
     assert _causal_kv_rows(seq_len, block_q, block_k) == expected
     f = flash_traffic(seq_len, 1, "int8", block_q, block_k, causal=True)
     assert f.kv_bytes == 2 * expected and f.query_tiles == tiles
+
+
+# L7 and M3 of the security review (2026-12-04): a message quotes what it was given escaped
+# and cut, whether the value went through an option's reader or argparse's own words.
+HOSTILE_WORDS = [
+    ["fusion", "--rows", "a" * 100_000],
+    ["crossover", "--strategy", "x" * 100_000],
+    ["calc", "\x1b]0;pwned\x07\x1b[2J" + "y" * 100_000],
+    ["fusion", "--rows", "abc\u202edcba"],
+    ["fusion", "--dtype", "\x1b[31m" + "z" * 100_000],
+    ["buckets", "--mfu", "\x1b[31m=0.5"],
+]
+
+
+@pytest.mark.parametrize("argv", HOSTILE_WORDS, ids=lambda a: f"{a[0]}:{a[-1][:8]!r}")
+def test_a_hostile_value_is_quoted_escaped_and_cut(argv):
+    code, out, err = run_cli(argv)
+    assert code == 2 and not out and err.count("\n") == 1
+    assert all(c.isprintable() for c in err.rstrip("\n")), err[:200]
+    assert len(err) < 1100
+
+
+def test_the_live_calculators_cut_a_long_value():
+    from infrabook import live
+
+    error = live.run("fusion", {"rows": "1" * 10**6})["error"]
+    assert len(error) < 200 and "…" in error

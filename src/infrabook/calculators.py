@@ -39,6 +39,7 @@ from infrabook.fusion_search import RankedPlan, rank_plans
 from infrabook.labels import LABELS, group, text
 from infrabook.launches import launch_counts
 from infrabook.online_softmax import Step, trace
+from infrabook.quoting import quoted
 from infrabook.tables import Table, number_text
 from infrabook.units import mib
 
@@ -177,9 +178,10 @@ class Field:
                 label=self.name_text,
                 low=low,
                 high=high,
-                # an unprintable character (a control code, a line break) is shown escaped:
-                # the message is one line in a terminal and one paragraph on a page
-                raw=(raw if raw.isprintable() else repr(raw)) or "''",
+                # an unprintable character (a control code, a line break) is shown escaped
+                # and a long value cut: the message is one line in a terminal and one
+                # short paragraph on a page
+                raw=quoted(raw) or "''",
                 items=self.max_items,
                 **extra,
             ),

@@ -9,10 +9,14 @@ shows a value, whole when it is short and printable.
 
 from __future__ import annotations
 
-__all__ = ["LIMIT", "printable", "quoted"]
+__all__ = ["LIMIT", "LINE_LIMIT", "line", "printable", "quoted"]
 
-#: How many characters of a value a message shows at most.
-LIMIT = 40
+#: How many characters of a value a message shows at most (a long file name or a tag soup
+#: stays readable; a pasted 100 KB value does not come back).
+LIMIT = 80
+#: How many characters a whole message line shows at most (a value quoted by a library, such
+#: as argparse's "unrecognized arguments", is not cut by :func:`quoted`).
+LINE_LIMIT = 1000
 
 
 def printable(text: str) -> str:
@@ -30,8 +34,18 @@ def quoted(raw: str, limit: int = LIMIT) -> str:
 
     >>> quoted("4096"), quoted("5\\x00")
     ('4096', "'5\\\\x00'")
-    >>> quoted("a" * 100)
-    'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…'
+    >>> quoted("a" * 100, limit=10)
+    'aaaaaaaaa…'
     """
     shown = raw if raw.isprintable() else repr(raw)
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def line(message: object, limit: int = LINE_LIMIT) -> str:
+    """An error message as a program prints it: :func:`printable`, cut to ``limit``.
+
+    >>> line("bad: " + "x" * 20, limit=10)
+    'bad: xxxx…'
+    """
+    text = printable(str(message))
+    return text if len(text) <= limit else text[: limit - 1] + "…"

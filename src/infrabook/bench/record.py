@@ -24,6 +24,7 @@ from typing import Any
 from infrabook.bench import validate
 from infrabook.bench.entry import SCHEMA, Entry, Record, utc_now
 from infrabook.bench.suite import EXPERIMENTS
+from infrabook.quoting import printable
 from infrabook.safe_files import FileRefused, read_bounded
 from infrabook.serialise import from_jsonable, jsonable
 
@@ -33,7 +34,8 @@ class RecordError(ValueError):
 
     def __init__(self, path: Path, why: str) -> None:
         why = " ".join(why.split())  # one line, whatever a file name or a message holds
-        super().__init__(f"benchmark record {path}: {why}")
+        # a file name or a key may hold escape sequences: shown escaped, never sent raw
+        super().__init__(printable(f"benchmark record {path}: {why}"))
         self.path = path
 
 
