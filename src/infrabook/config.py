@@ -221,12 +221,27 @@ class LiveTargets:
     update_ms: PositiveInt
 
 
+#: The benchmark suite's experiments, by name: what a target may be judged on. Listed here
+#: because the suite itself (:data:`infrabook.bench.suite.EXPERIMENTS`) imports torch, which
+#: reading conf never should; the test suite holds the two lists equal.
+ExperimentName = Literal[
+    "fusion",
+    "attention_memory",
+    "launches",
+    "shapes",
+    "gpu_swiglu",
+    "gpu_flash",
+    "gpu_graphs",
+    "gpu_persistent",
+]
+
+
 @dataclass(frozen=True)
 class Target:
     """One benchmark target: the figure a measurement is judged against, and its case."""
 
     id: Name
-    experiment: Name
+    experiment: ExperimentName
     threshold: Number
     comparison: Literal[">=", "<="]
     unit: str
