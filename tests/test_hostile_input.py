@@ -284,3 +284,41 @@ def test_the_live_calculators_cut_a_long_value():
 
     error = live.run("fusion", {"rows": "1" * 10**6})["error"]
     assert len(error) < 200 and "…" in error
+
+
+HUGE_TEXT = str(2**1000)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["attention", "--seq-len", HUGE_TEXT],
+        ["buckets", "--rows", HUGE_TEXT],
+        ["buckets", "--buckets", HUGE_TEXT],
+        ["buckets", "--rows", f"256x{HUGE_TEXT}"],
+    ],
+    ids=["seq-len", "rows", "buckets", "count"],
+)
+def test_a_size_beyond_int64_gives_one_line(argv):
+    """L1: 2**1000 as a size ended in an OverflowError traceback (exit 1)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "infrabook", *argv], capture_output=True, text=True, timeout=100
+    )
+    assert proc.returncode == 2 and not proc.stdout, proc.stderr[-500:]
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "9223372036854775807" in proc.stderr and len(proc.stderr) < 400
+
+
+@pytest.mark.timeout(120)
+def test_a_long_machine_label_is_refused_before_anything_runs():
+    """L8: a 300-character --machine passed parsing and failed at the first merge, after the
+    experiment had run."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "infrabook.bench", "--only", "fusion", "--machine", "a" * 300],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    assert proc.returncode == 2 and not proc.stdout
+    assert proc.stderr.count("\n") == 1 and "300" in proc.stderr and "[bench]" not in proc.stderr
