@@ -194,3 +194,13 @@ def test_compare_prints_a_hostile_file_name_escaped(tmp_path):
     )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert not _unprintable(proc.stderr.rstrip("\n")) and "\\x1b]0;pwned\\x07" in proc.stderr
+
+
+def test_nothing_is_committed_under_the_build_folder():
+    """measured_once reads back pickles from the build's cache under docs/_build, which only
+    the build writes; a pull request could still force-add a file there (git add -f), which a
+    clean clone would then unpickle. Nothing under docs/_build is ever tracked."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "docs/_build"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert tracked.stdout == ""
