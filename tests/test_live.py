@@ -7,11 +7,14 @@ pages already use; the live module must agree with them to the digit it prints.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+import zipfile
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -258,3 +261,21 @@ def test_runs_without_numpy():
         "assert all(live.run(n, {})['ok'] for n in live.calculators())\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_docs_build_ships_the_conf_files_and_no_pickle(tmp_path):
+    """The archive the pages' script unpacks over the wheel holds the conf files the build
+    read, byte for byte, and nothing else (once a pickle, which the browser loaded)."""
+    pytest.importorskip("sphinx", reason="the docs extra is not installed in this session")
+    ext = Path(__file__).resolve().parents[1] / "docs" / "_ext" / "infrabook_live.py"
+    spec = importlib.util.spec_from_file_location("infrabook_live_under_test", ext)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    target = tmp_path / module.CONF_NAME
+    module._make_conf(target)
+    with zipfile.ZipFile(target) as archive:
+        names = archive.namelist()
+        assert names == [f"infrabook/conf/{name}" for name in config.FILES]
+        for name in config.FILES:
+            shipped = archive.read(f"infrabook/conf/{name}")
+            assert shipped == (config.conf_dir() / name).read_bytes()
