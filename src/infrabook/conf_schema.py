@@ -2,8 +2,11 @@
 
 Each key's kind is declared once by the classes of :mod:`infrabook.config` and checked by
 :mod:`infrabook.conf_convert`; what is left here relates keys to each other (as many values as
-scores, a bucket that holds the largest call, distinct ids, a device hardware.toml knows).
-A broken rule is one :class:`ConfError` naming the file and the key.
+scores, a block that leaves two blocks of them, a bucket that holds the largest call, distinct
+ids, the three strategies the book names, stated rates that share one peak, rates at which a
+group of calls takes a finite, non-zero time, a device hardware.toml knows): whatever the code
+would otherwise meet as a crash. A broken rule is one :class:`ConfError` naming the file and
+the key.
 """
 
 from __future__ import annotations
