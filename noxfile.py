@@ -4,7 +4,9 @@ checked), ``catalogues`` (update the English translation catalogues), ``lint``
 Chromium), ``pdf`` (a PDF of each edition), ``bench`` (benchmark records).
 
 Every session installs with ``constraints/cpu.txt``, which pins the CPU build of torch so a
-machine without a GPU never downloads CUDA wheels.
+machine without a GPU never downloads CUDA wheels, and ``constraints/lock.txt``, which pins
+every other package (nox's own too, for the README's ``pip install``): a new release reaches
+the build only through a reviewed change of that file.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ nox.options.default_venv_backend = "venv"
 nox.options.reuse_venv = "yes"
 nox.options.sessions = ["lint", "tests", "docs"]
 
-CONSTRAINTS = ("-c", "constraints/cpu.txt")
+CONSTRAINTS = ("-c", "constraints/cpu.txt", "-c", "constraints/lock.txt")
 MYPY = "mypy>=1.10"
 CFFCONVERT = "cffconvert==2.0.0"
 
@@ -32,7 +34,7 @@ def tests(session: nox.Session) -> None:
     session.install(*CONSTRAINTS, "-e", ".[kernels,test,docs]", MYPY)
     # only for the CFF 1.2.0 schema it ships (tests/test_citation.py); its own pins
     # (jsonschema<4) would break the docs stack, and its code is not used
-    session.install("--no-deps", CFFCONVERT)
+    session.install("--no-deps", *CONSTRAINTS, CFFCONVERT)
     session.run("python", "-m", "pytest", *session.posargs)
     session.run("mypy")
 
@@ -101,9 +103,9 @@ def browser(session: nox.Session) -> None:
     downloads a browser of its own; axe-playwright-python ships axe-core. Run ``nox -s docs``
     and ``nox -s pdf`` first (every page links the PDFs, and the check follows the links).
     """
-    session.install("playwright>=1.40", "axe-playwright-python>=0.1.8")
+    session.install(*CONSTRAINTS, "playwright>=1.40", "axe-playwright-python>=0.1.8")
     # docs.checks.live compares the page's tables with infrabook.live, which reads conf/ through
-    # cattrs here (the browser reads the build's snapshot instead); numpy comes along unused.
+    # cattrs here (the browser, without cattrs, through conf_plain); numpy comes along unused.
     session.install(*CONSTRAINTS, "-e", ".")
     session.run("python", "-m", "docs.checks.browser", "docs/_build/html", *session.posargs)
     session.run("python", "-m", "docs.checks.live", "docs/_build/html")
@@ -160,7 +162,7 @@ def pdf(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff: lint, and check the formatting."""
-    session.install("ruff")
+    session.install(*CONSTRAINTS, "ruff")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 

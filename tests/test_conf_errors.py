@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 import tomli_w
 
-from infrabook import config
+from infrabook import conf_plain, config
 from infrabook.cli import main
 from infrabook.conf_convert import CONVERTER
+from infrabook.conf_convert import structure as CONVERTER_STRUCTURE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -219,6 +220,68 @@ MUTATIONS = [
         "claim[0]",
         "expected only the keys id, section, text, stated, unit, got also unit_en",
     ),
+    # Ordinary edits that crashed every subcommand or calc and audit with a traceback (#41 M4)
+    (
+        "scenarios.toml",
+        "article_rate_tflops = 100.0",
+        "article_rate_tflops = 101.0",
+        "bucketing.strategies[1].article_rate_tflops",
+        "expected a rate that over its mfu gives the peak bucketing.strategies[0] gives "
+        "(505 TFLOP/s), got 200.0 (over mfu 0.4: 500 TFLOP/s)",
+    ),
+    (
+        "scenarios.toml",
+        "article_rate_tflops = 100.0",
+        "article_rate_tflops = 1e308",
+        "bucketing.strategies[0].article_rate_tflops",
+        "expected a rate at which a group of calls takes a finite, non-zero time, got 1e+308",
+    ),
+    (
+        "scenarios.toml",
+        "article_rate_tflops = 100.0",
+        "article_rate_tflops = 5e-324",
+        "bucketing.strategies[0].article_rate_tflops",
+        "expected a rate at which a group of calls takes a finite, non-zero time, got 5e-324",
+    ),
+    (
+        "scenarios.toml",
+        "mfu = 0.20",
+        "mfu = 5e-324",
+        "bucketing.strategies[0].mfu",
+        "expected an mfu whose product with bucketing.peak_tflops (503.8) is a rate at which a "
+        "group of calls takes a finite, non-zero time, got 5e-324",
+    ),
+    (
+        "scenarios.toml",
+        "peak_tflops = 503.8",
+        "peak_tflops = 1e308",
+        "bucketing.strategies[0].mfu",
+        "expected an mfu whose product with bucketing.peak_tflops (1e+308) is a rate at which a "
+        "group of calls takes a finite, non-zero time, got 0.2",
+    ),
+    (
+        "scenarios.toml",
+        "block = 1\n",
+        "block = 2\n",
+        "online_softmax.block",
+        "expected a block that splits score_exps into two blocks or more (at most 1: the "
+        "example shows the running sums after each block), got 2",
+    ),
+    (
+        "scenarios.toml",
+        'name = "generic"',
+        'name = "zgeneric"',
+        "bucketing.strategies[].name",
+        "expected each of generic, bucketed, specialised once (the article's example compares "
+        "them all), got ['zgeneric', 'bucketed', 'specialised']",
+    ),
+    (
+        "bench_targets.toml",
+        'experiment = "fusion"',
+        'experiment = "fusoin"',
+        "target[0].experiment",
+        "expected one of 'fusion', 'attention_memory', ",
+    ),
 ]
 
 
@@ -409,3 +472,114 @@ def test_json_round_trip(file):
     typed = config._load(file, config.FILES[file], config.conf_dir())
     text = json.dumps(CONVERTER.unstructure(typed), allow_nan=False)
     assert CONVERTER.structure(json.loads(text), config.FILES[file]) == typed
+
+
+def _both_readers(data: Any, cls: type, path: Path) -> tuple[str, str]:
+    """What cattrs' reader and the standard library's (the browser's) make of ``data``."""
+    said = []
+    for structure in (CONVERTER_STRUCTURE, conf_plain.structure):
+        try:
+            said.append(repr(structure(data, cls, path)))
+        except config.ConfError as err:
+            said.append(str(err))
+    return said[0], said[1]
+
+
+@pytest.mark.parametrize("file", list(config.FILES))
+def test_the_browsers_reader_reads_the_book_alike(file):
+    path = ROOT / "conf" / file
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    cattrs_made, plain_made = _both_readers(data, config.FILES[file], path)
+    assert plain_made == cattrs_made and "Error" not in plain_made
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "key", "expected"), MUTATIONS, ids=[f"{m[0]}:{m[3]}" for m in MUTATIONS]
+)
+def test_the_browsers_reader_refuses_each_typo_alike(tmp_path, file, old, new, key, expected):
+    """Each typo, structured by both readers: the same typed value or the same one line."""
+    path = _mutated_conf(tmp_path, file, old, new) / file
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    cattrs_said, plain_said = _both_readers(data, config.FILES[file], path)
+    assert plain_said == cattrs_said
+
+
+@pytest.mark.parametrize(
+    ("file", "key", "path", "required"), REMOVALS, ids=[f"{r[0]}:{r[1]}" for r in REMOVALS]
+)
+def test_the_browsers_reader_misses_each_key_alike(file, key, path, required):
+    data = tomllib.loads((ROOT / "conf" / file).read_text(encoding="utf-8"))
+    parent = data
+    for step in path[:-1]:
+        parent = parent[step]
+    del parent[path[-1]]
+    cattrs_said, plain_said = _both_readers(data, config.FILES[file], Path(file))
+    assert plain_said == cattrs_said
+    assert required == plain_said.startswith(f"{file}: {key}: expected ")
+
+
+def test_a_strategy_deleted_is_refused(tmp_path, monkeypatch):
+    """Deleting one of example 5-12's strategies crashed calc and audit (an IndexError)."""
+    conf = _mutated_conf(tmp_path, "scenarios.toml", "", "")
+    data = tomllib.loads((conf / "scenarios.toml").read_text(encoding="utf-8"))
+    del data["bucketing"]["strategies"][2]
+    (conf / "scenarios.toml").write_text(tomli_w.dumps(data), encoding="utf-8")
+    monkeypatch.setenv("INFRABOOK_CONF", str(conf))
+    with pytest.raises(config.ConfError, match=re.escape(
+        f"{conf / 'scenarios.toml'}: bucketing.strategies[].name: expected each of generic, "
+        "bucketed, specialised once"
+    )):  # fmt: skip
+        config.check_all()
+
+
+@pytest.mark.timeout(120)
+def test_a_claim_without_recomputation_names_file_and_key(tmp_path):
+    """A claim id the audit does not recompute gave a message naming neither file nor key."""
+    conf = _mutated_conf(tmp_path, "claims.toml", 'id = "fusion.tensor_mib"', 'id = "x"')
+    env = os.environ | {"INFRABOOK_CONF": str(conf)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "infrabook", "audit"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=100,
+    )
+    assert proc.returncode == 2 and not proc.stdout and proc.stderr.count("\n") == 1
+    assert f"{conf / 'claims.toml'}: claim[0].id: expected the id of a claim " in proc.stderr
+
+
+def test_the_experiment_names_are_the_suites():
+    """bench_targets.toml's experiments are checked against a list kept in config (reading
+    conf imports no torch); it is the suite's."""
+    from infrabook.bench.suite import EXPERIMENTS
+
+    assert typing.get_args(config.ExperimentName) == tuple(EXPERIMENTS)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("value", ["0.999999", "1e300", "1e-300", "2"])
+@pytest.mark.parametrize(
+    "key", ["peak_tflops = 503.8", "article_rate_tflops = 250.0", "mfu = 0.50", "prep_ms = 900.0"]
+)
+def test_an_edited_bucketing_figure_never_crashes_a_command(tmp_path, key, value):
+    """Every command either answers or refuses the edited file in one line naming it (the
+    review edited one rate and every subcommand crashed)."""
+    conf = _mutated_conf(tmp_path, "scenarios.toml", key, f"{key.split(' =')[0]} = {value}")
+    env = os.environ | {"INFRABOOK_CONF": str(conf)}
+    code = (
+        "import sys\n"
+        "from infrabook.cli import main\n"
+        "for argv in (['calc'], ['audit'], ['fusion'], ['buckets'], ['buckets', '--rates', "
+        "'peak'], ['crossover']):\n"
+        "    try:\n"
+        "        code = main(argv)\n"
+        "    except SystemExit as exc:\n"
+        "        code = exc.code\n"
+        "    print(code, file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=250
+    )
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    for line in proc.stderr.splitlines():
+        assert line in ("0", "2") or f"{conf / 'scenarios.toml'}: " in line, line

@@ -257,3 +257,68 @@ def test_closed_form_is_exact_at_any_size(seq_len, block_k, multiple):
     assert _causal_kv_rows(seq_len, block_q, block_k) == expected
     f = flash_traffic(seq_len, 1, "int8", block_q, block_k, causal=True)
     assert f.kv_bytes == 2 * expected and f.query_tiles == tiles
+
+
+# L7 and M3 of the security review (2026-12-04): a message quotes what it was given escaped
+# and cut, whether the value went through an option's reader or argparse's own words.
+HOSTILE_WORDS = [
+    ["fusion", "--rows", "a" * 100_000],
+    ["crossover", "--strategy", "x" * 100_000],
+    ["calc", "\x1b]0;pwned\x07\x1b[2J" + "y" * 100_000],
+    ["fusion", "--rows", "abc\u202edcba"],
+    ["fusion", "--dtype", "\x1b[31m" + "z" * 100_000],
+    ["buckets", "--mfu", "\x1b[31m=0.5"],
+]
+
+
+@pytest.mark.parametrize("argv", HOSTILE_WORDS, ids=lambda a: f"{a[0]}:{a[-1][:8]!r}")
+def test_a_hostile_value_is_quoted_escaped_and_cut(argv):
+    code, out, err = run_cli(argv)
+    assert code == 2 and not out and err.count("\n") == 1
+    assert all(c.isprintable() for c in err.rstrip("\n")), err[:200]
+    assert len(err) < 1100
+
+
+def test_the_live_calculators_cut_a_long_value():
+    from infrabook import live
+
+    error = live.run("fusion", {"rows": "1" * 10**6})["error"]
+    assert len(error) < 200 and "…" in error
+
+
+HUGE_TEXT = str(2**1000)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["attention", "--seq-len", HUGE_TEXT],
+        ["buckets", "--rows", HUGE_TEXT],
+        ["buckets", "--buckets", HUGE_TEXT],
+        ["buckets", "--rows", f"256x{HUGE_TEXT}"],
+    ],
+    ids=["seq-len", "rows", "buckets", "count"],
+)
+def test_a_size_beyond_int64_gives_one_line(argv):
+    """L1: 2**1000 as a size ended in an OverflowError traceback (exit 1)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "infrabook", *argv], capture_output=True, text=True, timeout=100
+    )
+    assert proc.returncode == 2 and not proc.stdout, proc.stderr[-500:]
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "9223372036854775807" in proc.stderr and len(proc.stderr) < 400
+
+
+@pytest.mark.timeout(120)
+def test_a_long_machine_label_is_refused_before_anything_runs():
+    """L8: a 300-character --machine passed parsing and failed at the first merge, after the
+    experiment had run."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "infrabook.bench", "--only", "fusion", "--machine", "a" * 300],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    assert proc.returncode == 2 and not proc.stdout
+    assert proc.stderr.count("\n") == 1 and "300" in proc.stderr and "[bench]" not in proc.stderr

@@ -7,11 +7,14 @@ pages already use; the live module must agree with them to the digit it prints.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+import zipfile
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -205,21 +208,49 @@ def test_run_json_round_trips():
     assert json.loads(live.run_json("crossover", "{}")) == live.run("crossover", {})
 
 
-def test_runs_from_the_snapshot_alone(tmp_path):
-    """In the browser the calculators read the build's typed conf (config.snapshot): with it
-    alone, they need neither the TOML files nor cattrs (which Pyodide would compile for
-    longer than the calculators take), nor numpy."""
-    (tmp_path / config.SNAPSHOT).write_bytes(config.snapshot())
+def test_runs_from_the_conf_files_without_cattrs(tmp_path):
+    """In the browser the calculators read the conf files the build shipped (the TOML files,
+    as the docs extension zips them) without cattrs, which Pyodide would compile for longer
+    than the calculators take, and without numpy: the standard library's reader checks them."""
+    for name in config.FILES:
+        (tmp_path / name).write_bytes((config.conf_dir() / name).read_bytes())
     code = (
         "import sys\n"
         "for name in ('numpy', 'cattrs', 'attrs', 'attr'): sys.modules[name] = None\n"
-        "from infrabook import live\n"
+        "from infrabook import config, live\n"
+        "config.check_all()\n"
         "assert all(live.run(n, {})['ok'] for n in live.calculators())\n"
+        "assert 'infrabook.conf_plain' in sys.modules\n"
+        "assert 'infrabook.conf_convert' not in sys.modules\n"
         "print(live.run_json('recompute', '{}'))\n"
     )
     env = os.environ | {"INFRABOOK_CONF": str(tmp_path)}
     out = subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True)
     assert json.loads(out.stdout) == live.run("recompute", {})
+
+
+def test_a_bad_conf_file_is_refused_without_cattrs(tmp_path):
+    """The browser's reader refuses what the CLI refuses, in the same words."""
+    for name in config.FILES:
+        (tmp_path / name).write_bytes((config.conf_dir() / name).read_bytes())
+    scenarios = tmp_path / "scenarios.toml"
+    scenarios.write_text(
+        scenarios.read_text(encoding="utf-8").replace("head_dim = 128", "head_dim = -128", 1),
+        encoding="utf-8",
+    )
+    code = (
+        "import sys\n"
+        "for name in ('cattrs', 'attrs', 'attr'): sys.modules[name] = None\n"
+        "from infrabook import config\n"
+        "try:\n"
+        "    config.check_all()\n"
+        "except config.ConfError as err:\n"
+        "    print(err)\n"
+    )
+    env = os.environ | {"INFRABOOK_CONF": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True)
+    expected = f"{scenarios}: attention.head_dim: expected a positive integer, got -128\n"
+    assert out.stdout.decode() == expected
 
 
 def test_runs_without_numpy():
@@ -230,3 +261,21 @@ def test_runs_without_numpy():
         "assert all(live.run(n, {})['ok'] for n in live.calculators())\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_docs_build_ships_the_conf_files_and_no_pickle(tmp_path):
+    """The archive the pages' script unpacks over the wheel holds the conf files the build
+    read, byte for byte, and nothing else (once a pickle, which the browser loaded)."""
+    pytest.importorskip("sphinx", reason="the docs extra is not installed in this session")
+    ext = Path(__file__).resolve().parents[1] / "docs" / "_ext" / "infrabook_live.py"
+    spec = importlib.util.spec_from_file_location("infrabook_live_under_test", ext)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    target = tmp_path / module.CONF_NAME
+    module._make_conf(target)
+    with zipfile.ZipFile(target) as archive:
+        names = archive.namelist()
+        assert names == [f"infrabook/conf/{name}" for name in config.FILES]
+        for name in config.FILES:
+            shipped = archive.read(f"infrabook/conf/{name}")
+            assert shipped == (config.conf_dir() / name).read_bytes()

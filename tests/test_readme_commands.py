@@ -57,7 +57,9 @@ def test_the_commands_work_under_an_externally_managed_python():
     first, second = _block_by_hand()
     # PEP 668: a distribution's python3 refuses `python3 -m pip install`; only the venv's
     # pip and nox may be used.
-    assert first.startswith("python3 -m venv .venv && .venv/bin/pip install nox && ")
+    assert first.startswith(
+        "python3 -m venv .venv && .venv/bin/pip install -c constraints/lock.txt nox && "
+    )
     assert "python3 -m pip" not in first + second
     for line in (first, second):
         runners = re.findall(r"(\S*)nox -s", line.partition("#")[0])

@@ -4,9 +4,10 @@ At build time the directive writes the calculator's form with the article's case
 and the tables :func:`infrabook.live.run` computes for it: that is the static page, complete
 without JavaScript. The page's script (``_static/live/live.js``) loads Pyodide from this site
 when the reader asks for it, unpacks the package's own wheel, which this extension builds
-from the source tree and ships beside the script, with the typed conf the build read
-(:func:`infrabook.config.snapshot`, so that the browser compiles no conf reader), and calls the
-same :func:`~infrabook.live.run` on every change. Nothing is fetched from anywhere but the site
+from the source tree and ships beside the script, with the conf files the build read (the
+TOML files themselves, checked in the browser as anywhere else, by :mod:`infrabook.conf_plain`
+since Pyodide has no cattrs; never a pickle, which would run code), and calls the same
+:func:`~infrabook.live.run` on every change. Nothing is fetched from anywhere but the site
 itself.
 """
 
@@ -27,10 +28,11 @@ from sphinx.util.docutils import SphinxDirective
 from infrabook import config, live
 from infrabook.calculators import Field, calculators
 from infrabook.labels import text
+from infrabook.safe_files import read_bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 WHEEL_NAME = "infrabook-py3-none-any.whl"
-#: The typed conf, laid out for live.js to unpack into site-packages beside the wheel's files.
+#: The conf files the build read, laid out for live.js to unpack over the wheel's copy.
 CONF_NAME = "infrabook-conf.zip"
 #: What live.js fetches on first use besides the wheel: Pyodide's runtime, vendored here.
 PYODIDE = ROOT / "docs" / "_static" / "pyodide"
@@ -158,8 +160,12 @@ def _wheel(doctreedir: str | Path) -> Path:
 
 
 def _make_conf(target: Path) -> None:
+    """The conf files the pages were computed from (checked first), as the browser reads them."""
+    config.check_all()
+    folder = config.conf_dir()
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
-        out.writestr(f"infrabook/conf/{config.SNAPSHOT}", config.snapshot())
+        for name in config.FILES:
+            out.writestr(f"infrabook/conf/{name}", read_bounded(folder / name, config.MAX_BYTES))
 
 
 def _make_wheel(target: Path) -> None:
@@ -186,7 +192,7 @@ def _make_wheel(target: Path) -> None:
 
 
 def _ship_wheel(app: Sphinx, exception: Exception | None) -> None:
-    """The wheel and typed conf the pages were written with, shipped beside the script."""
+    """The wheel and conf files the pages were written with, shipped beside the script."""
     if exception is not None or app.builder.format != "html":
         return
     target = Path(app.outdir) / "_static" / "live" / WHEEL_NAME

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any, NoReturn
 
 from infrabook import i18n, labels
+from infrabook.quoting import line
 from infrabook.tables import display_width
 
 #: Punctuation that closes a phrase (a line never starts with it) and that opens one (a line
@@ -126,7 +127,8 @@ class Parser(argparse.ArgumentParser):
         super().__init__(formatter_class=Formatter, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, labels.text("cli.error", prog=self.prog, message=message) + "\n")
+        # argparse quotes what it was given (unrecognized arguments) raw and whole
+        self.exit(2, labels.text("cli.error", prog=self.prog, message=line(message)) + "\n")
 
 
 @contextlib.contextmanager

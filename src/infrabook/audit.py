@@ -34,6 +34,7 @@ from infrabook.i18n import language, translate
 from infrabook.labels import text
 from infrabook.launches import launch_counts
 from infrabook.online_softmax import Ln, trace
+from infrabook.quoting import printable
 from infrabook.roofline import check_bandwidth_claim
 from infrabook.tables import number_text
 from infrabook.units import GiB, mib
@@ -412,9 +413,12 @@ def audit() -> list[AuditRow]:
     """
     rows = []
     recomputed = recompute()
-    for claim in config.claims():
+    for i, claim in enumerate(config.claims()):
         if claim.id not in recomputed:
-            raise ValueError(f"claim {claim.id!r} has no recomputation in infrabook.audit")
+            raise config.ConfError(
+                f"{printable(str(config.conf_dir() / 'claims.toml'))}: claim[{i}].id: expected "
+                f"the id of a claim infrabook.audit recomputes, got {claim.id!r}"
+            )
         r = recomputed[claim.id]
         # a unit that is a word (次, 行, 组) is a message; MiB, μs, × are the same in English
         unit = translate(claim.unit)

@@ -39,6 +39,7 @@ from infrabook.fusion_search import RankedPlan, rank_plans
 from infrabook.labels import LABELS, group, text
 from infrabook.launches import launch_counts
 from infrabook.online_softmax import Step, trace
+from infrabook.quoting import quoted
 from infrabook.tables import Table, number_text
 from infrabook.units import mib
 
@@ -53,6 +54,11 @@ class FieldError(ValueError):
     def __init__(self, field_name: str, message: str) -> None:
         super().__init__(message)
         self.field = field_name
+
+
+#: The largest integer the CLI reads (its fields have no upper bound of their own): sizes are
+#: turned into floats and numpy's int64, which a larger one overflows.
+CLI_INT_LIMIT = 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -137,6 +143,7 @@ class Field:
                 self._bounded(rows, raw)
                 if self.high is not None and count > self.high:
                     self._fail("live.error.items", raw)
+                self._bounded(count, raw, sizes_only=True)
             return calls
         if self.kind in ("floats", "ints"):
             items = [x.strip() for x in raw.split(",")]
@@ -155,7 +162,11 @@ class Field:
             self._fail("live.error.float", raw)
         return self._bounded(value, raw)
 
-    def _bounded(self, value: Any, raw: str) -> Any:
+    def _bounded(self, value: Any, raw: str, sizes_only: bool = False) -> Any:
+        if self.high is None and isinstance(value, int) and value > CLI_INT_LIMIT:
+            self._fail("live.error.large_int", raw, limit=str(CLI_INT_LIMIT))
+        if sizes_only:
+            return value
         if (self.low is not None and value < self.low) or (
             self.high is not None and value > self.high
         ):
@@ -166,7 +177,8 @@ class Field:
     def _fail(self, key: str, raw: str, **extra: str) -> Any:
         low = number_text(self.low, "g") if self.low is not None else ""
         high = number_text(self.high, "g") if self.high is not None else ""
-        if self.high is None and key != "live.error.choice":  # the CLI's unbounded reading
+        if self.high is None and key not in ("live.error.choice", "live.error.large_int"):
+            # the CLI's unbounded reading
             lists = {"calls": "calls", "ints": "items", "floats": "floats"}
             what = lists.get(self.kind) or key.rsplit(".", 1)[1]
             key = f"live.error.{'positive' if low == '1' else 'read'}_{what}"
@@ -177,9 +189,10 @@ class Field:
                 label=self.name_text,
                 low=low,
                 high=high,
-                # an unprintable character (a control code, a line break) is shown escaped:
-                # the message is one line in a terminal and one paragraph on a page
-                raw=(raw if raw.isprintable() else repr(raw)) or "''",
+                # an unprintable character (a control code, a line break) is shown escaped
+                # and a long value cut: the message is one line in a terminal and one
+                # short paragraph on a page
+                raw=quoted(raw) or "''",
                 items=self.max_items,
                 **extra,
             ),

@@ -33,6 +33,7 @@ from infrabook.bucketing import (
 )
 from infrabook.calculators import Field, Result, audit_table, calculators, crossing_result
 from infrabook.crossover import parse_strategy
+from infrabook.quoting import line
 from infrabook.serialise import jsonable
 
 
@@ -203,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config.check_all()
     except config.ConfError as err:
-        print(labels.text("cli.error", prog="infrabook", message=err), file=sys.stderr)
+        print(labels.text("cli.error", prog="infrabook", message=line(err)), file=sys.stderr)
         return 2
     with argparse_words():
         args = build_parser().parse_args(argv)
@@ -211,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         data, text = args.func(args)
     except ValueError as err:
         prog = f"infrabook {args.command}"
-        print(labels.text("cli.error", prog=prog, message=err), file=sys.stderr)
+        print(labels.text("cli.error", prog=prog, message=line(err)), file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(jsonable(data), ensure_ascii=False, indent=2))

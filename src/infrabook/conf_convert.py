@@ -7,8 +7,9 @@ stdlib dataclasses do so at no cost, where pydantic and msgspec are compiled and
 with Pyodide here. cattrs is the well-kept converter for such classes (validation with paths
 to the bad key, ``unstructure`` back to plain JSON values). Even so, importing attrs and
 cattrs in Pyodide took more than a second (their sources are compiled there; measured under
-Node, 2026-12), so the live calculators do not import them: they read the typed conf the docs
-build pickled (:func:`infrabook.config.snapshot`), made by this converter from the same files.
+Node, 2026-12), so the live calculators do not import them: they read the same files through
+:mod:`infrabook.conf_plain`, the standard library's reader, which checks what this one checks and
+says it in the same words.
 
 This module is strict where cattrs is lenient: TOML already has types, so ``"1024"`` is not an
 integer here, ``true`` is not a number and a string is not an array (cattrs alone reads
@@ -20,7 +21,6 @@ key is not silently ignored.
 from __future__ import annotations
 
 import dataclasses
-import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +32,7 @@ from cattrs.errors import AttributeValidationNote, ForbiddenExtraKeysError, Iter
 from cattrs.gen import make_dict_structure_fn
 
 from infrabook.conf_kinds import KINDS, Call
+from infrabook.conf_plain import describe, is_array, keys
 from infrabook.conf_schema import ConfError
 
 __all__ = ["CONVERTER", "describe", "structure"]
@@ -43,48 +44,6 @@ class _Refused(ValueError):
     def __init__(self, what: str, got: Any) -> None:
         super().__init__(what)
         self.what, self.got = what, got
-
-
-def _optional(hint: Any) -> Any:
-    """``X`` for ``X | None``, else None."""
-    if typing.get_origin(hint) in (types.UnionType, typing.Union):
-        rest = [a for a in typing.get_args(hint) if a is not type(None)]
-        return rest[0] if len(rest) == 1 else None
-    return None
-
-
-def _is_array(hint: Any) -> bool:
-    args = typing.get_args(hint)
-    return typing.get_origin(hint) is tuple and len(args) == 2 and args[1] is Ellipsis
-
-
-def _keys(cls: Any) -> list[str]:
-    """The keys a file may hold for class ``cls`` (a field the loader sets is none)."""
-    return [f.name for f in dataclasses.fields(cls) if f.init]
-
-
-def describe(hint: Any) -> str:
-    """What a value of ``hint`` is, in the words of the error messages.
-
-    >>> from infrabook.conf_kinds import PositiveInt
-    >>> describe(tuple[PositiveInt, ...])
-    'a non-empty array of a positive integer'
-    >>> describe(Literal["fp32", "bf16"])
-    "one of 'fp32', 'bf16'"
-    """
-    if hint in KINDS:
-        return KINDS[hint][0]
-    if _optional(hint) is not None:
-        return describe(_optional(hint))
-    if typing.get_origin(hint) is Literal:
-        return "one of " + ", ".join(map(repr, typing.get_args(hint)))
-    if _is_array(hint):
-        return f"a non-empty array of {describe(typing.get_args(hint)[0])}"
-    if typing.get_origin(hint) is dict:
-        return f"a non-empty table of named entries, each {describe(typing.get_args(hint)[1])}"
-    if dataclasses.is_dataclass(hint):
-        return "a table with keys " + ", ".join(_keys(hint))
-    raise TypeError(f"no words for the conf type {hint!r}")
 
 
 def _leaf(hint: Any) -> Callable[[Any, Any], Any]:
@@ -131,7 +90,7 @@ def _make_converter() -> cattrs.Converter:
         conv.register_structure_hook(kind, _leaf(kind))
     conv.register_structure_hook_func(lambda h: typing.get_origin(h) is Literal, _literal)
     conv.register_structure_hook_factory(
-        _is_array, _shape_first(homogenous_tuple_structure_factory, list)
+        is_array, _shape_first(homogenous_tuple_structure_factory, list)
     )
     conv.register_structure_hook_factory(
         lambda h: typing.get_origin(h) is dict, _shape_first(mapping_structure_factory, dict)
@@ -166,7 +125,7 @@ def _one_line(err: BaseException, where: str) -> str:
     if isinstance(err, KeyError):
         return f"{where}: expected {describe(hint)}, got nothing (the key is missing)"
     if isinstance(err, ForbiddenExtraKeysError):
-        known = ", ".join(_keys(err.cl))
+        known = ", ".join(keys(err.cl))
         extra = ", ".join(sorted(err.extra_fields))
         return f"{where or '(top level)'}: expected only the keys {known}, got also {extra}"
     return f"{where}: expected {describe(hint)}, got a value cattrs refused: {err}"

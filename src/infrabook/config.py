@@ -9,21 +9,23 @@ so a missing key, a mistyped value or an unknown key fails with one ``ConfError`
 the file, the key and what was expected. The rules between keys (a call larger than every
 bucket, a peak device hardware.toml lacks) are :mod:`infrabook.conf_schema`'s.
 
-The live calculators read the same classes from :func:`snapshot`, which the docs build
-writes beside the TOML files in the reader's browser, so that Pyodide need not load and
-compile cattrs before the first answer.
+The live calculators read the same TOML files in the reader's browser, where Pyodide has no
+cattrs: there :mod:`infrabook.conf_plain` checks them, as strictly and with the same words.
+A conf folder holds data only: every file is read through :func:`infrabook.safe_files.read_bounded`
+(no link followed, no pipe waited on, at most :data:`MAX_BYTES`), and a pickle in it is refused,
+never loaded (unpickling runs code).
 """
 
 from __future__ import annotations
 
 import os
-import pickle
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
 from infrabook.conf_kinds import (
     Call,
@@ -36,6 +38,8 @@ from infrabook.conf_kinds import (
     UnitFraction,
 )
 from infrabook.conf_schema import ConfError, check_device, check_relations
+from infrabook.quoting import printable
+from infrabook.safe_files import FileRefused, read_bounded
 
 __all__ = [
     "Attention",
@@ -64,7 +68,6 @@ __all__ = [
     "devices",
     "live_targets",
     "scenarios",
-    "snapshot",
 ]
 
 T = TypeVar("T")
@@ -218,12 +221,27 @@ class LiveTargets:
     update_ms: PositiveInt
 
 
+#: The benchmark suite's experiments, by name: what a target may be judged on. Listed here
+#: because the suite itself (:data:`infrabook.bench.suite.EXPERIMENTS`) imports torch, which
+#: reading conf never should; the test suite holds the two lists equal.
+ExperimentName = Literal[
+    "fusion",
+    "attention_memory",
+    "launches",
+    "shapes",
+    "gpu_swiglu",
+    "gpu_flash",
+    "gpu_graphs",
+    "gpu_persistent",
+]
+
+
 @dataclass(frozen=True)
 class Target:
     """One benchmark target: the figure a measurement is judged against, and its case."""
 
     id: Name
-    experiment: Name
+    experiment: ExperimentName
     threshold: Number
     comparison: Literal[">=", "<="]
     unit: str
@@ -303,55 +321,57 @@ FILES: dict[str, type] = {
     "bench_targets.toml": _BenchTargetsFile,
     "hardware.toml": _HardwareFile,
 }
-#: The name of :func:`snapshot`'s file in a conf folder.
-SNAPSHOT = "typed.pickle"
+#: The most bytes a conf file may hold (the book's are under 10 KB).
+MAX_BYTES = 1 << 20
+#: What a snapshot of the typed conf was once saved as: refused in a conf folder, not read.
+PICKLE_SUFFIXES = (".pickle", ".pkl", ".pck", ".pcl")
+
+
+def _refuse_pickles(folder: Path) -> None:
+    """A pickle in the conf folder is refused by name: loading one would run its code, and
+    an old snapshot beside the TOML files would hide every edit of them."""
+    try:
+        found = sorted(p for p in folder.iterdir() if p.suffix.lower() in PICKLE_SUFFIXES)
+    except OSError:
+        return  # no folder: the file read below says so
+    if found:
+        raise ConfError(
+            f"{printable(str(found[0]))}: a pickle in the conf folder: expected only the TOML "
+            f"files {', '.join(FILES)} (a pickle is never read: loading one runs code); remove it"
+        )
 
 
 @cache
 def _load(name: str, cls: type[T], folder: Path) -> T:
-    saved = _saved(folder)
-    if saved is not None:
-        return cast(T, saved[name])
+    _refuse_pickles(folder)
     path = folder / name
+    where = printable(str(path))
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
+        data = tomllib.loads(read_bounded(path, MAX_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise ConfError(
-            f"{path}: file not found: expected the conf file {name} there "
+            f"{where}: file not found: expected the conf file {name} there "
             "(is INFRABOOK_CONF set to the right folder?)"
         ) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfError(f"{path}: cannot be read: {err}") from None
+    except FileRefused as err:
+        raise ConfError(str(err)) from None
+    except UnicodeDecodeError as err:
+        raise ConfError(f"{where}: cannot be read: {err}") from None
     except tomllib.TOMLDecodeError as err:
-        raise ConfError(f"{path}: expected valid TOML: {err}") from None
-    # imported here: the live calculators read a snapshot and never need cattrs
-    from infrabook.conf_convert import structure
-
-    typed = structure(data, cls, path)
+        raise ConfError(f"{where}: expected valid TOML: {err}") from None
+    typed = _structure()(data, cls, path)
     check_relations(typed, path)
     return typed
 
 
-@cache
-def _saved(folder: Path) -> dict[str, Any] | None:
-    path = folder / SNAPSHOT
-    if not path.is_file():
-        return None
-    with path.open("rb") as fh:
-        return cast(dict[str, Any], pickle.load(fh))
-
-
-def snapshot() -> bytes:
-    """Every conf file of :func:`conf_dir`, checked and typed, pickled: what the live
-    calculators read (as ``SNAPSHOT`` in their conf folder) instead of the TOML files.
-
-    >>> pickle.loads(snapshot())["scenarios.toml"] == scenarios()
-    True
-    """
-    check_all()
-    folder = conf_dir()
-    return pickle.dumps({name: _load(name, cls, folder) for name, cls in FILES.items()})
+def _structure() -> Callable[[Any, type[T], Path], T]:
+    """The reader of parsed TOML: cattrs' where it is installed, else (in the browser) the
+    standard library's, which checks the same and says the same."""
+    try:
+        from infrabook.conf_convert import structure
+    except ImportError:
+        from infrabook.conf_plain import structure
+    return structure
 
 
 def scenarios() -> Scenarios:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from infrabook.checks import check_finite
 from infrabook.labels import text
+from infrabook.quoting import quoted
 from infrabook.tables import number_text
 
 
@@ -188,10 +189,10 @@ def parse_strategy(raw: str) -> Line:
     """
     parts = raw.split(":")
     if len(parts) != 3:
-        raise ValueError(text("error.strategy.format", raw=repr(raw)))
+        raise ValueError(text("error.strategy.format", raw=quoted(repr(raw))))
     name, prep, run = parts
     try:
         prep_ms, run_ms = float(prep), float(run)
     except ValueError:
-        raise ValueError(text("error.strategy.numbers", raw=repr(raw))) from None
+        raise ValueError(text("error.strategy.numbers", raw=quoted(repr(raw)))) from None
     return Line(name.strip(), prep_ms, run_ms)

@@ -227,6 +227,9 @@ LABELS: dict[str, str] = {
     "bench.cli.records": "记录文件（*.json）",
     "bench.cli.book": "本书的记录所在的文件夹（{default}）",
     "bench.cli.error.machine": "--machine：{raw} 里没有可用作记录名的 ASCII 字母或数字（a–z、0–9）",
+    "bench.cli.error.machine_long": (
+        "--machine：{raw} 有 {n} 个字符，最多 {limit} 个（它是记录文件名的一部分）"
+    ),
     "bench.cli.error.compare_isolate": (
         "--compare 在套件自己的进程里运行：用 --isolate 跑完后，请运行 "
         "python -m infrabook.bench compare RECORD ..."
@@ -630,6 +633,7 @@ LABELS: dict[str, str] = {
     "live.error.read_floats": "{label}：应为以逗号分隔的有限数，收到 {raw}",
     "live.error.read_items": "{label}：应为以逗号分隔的一项或多项，收到 {raw}",
     "live.error.positive_int": "{label}：应为正整数，收到 {raw}",
+    "live.error.large_int": "{label}：应为不大于 {limit} 的整数，收到 {raw}",
     "live.error.positive_items": "{label}：应为以逗号分隔的正整数，收到 {raw}",
     "live.error.positive_calls": (
         "{label}：应为以逗号分隔的调用，每个写成 ROWS 或 ROWSxCOUNT（例如 256x8），收到 {raw}"

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from infrabook.calculators import FieldError, calculators
+from infrabook.quoting import line
 
 
 def run(name: str, raw: Mapping[str, str]) -> dict[str, Any]:
@@ -53,7 +54,8 @@ def run(name: str, raw: Mapping[str, str]) -> dict[str, Any]:
         except ValueError as err:
             errors.append(FieldError("", str(err)))
     if errors:
-        listed = [{"field": e.field or None, "error": str(e)} for e in errors]
+        # each message as a terminal would show it: nothing unprintable, nothing 1 MB long
+        listed = [{"field": e.field or None, "error": line(e)} for e in errors]
         return {"ok": False, "errors": listed, **listed[0]}
     return {
         "ok": True,

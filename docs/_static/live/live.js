@@ -2,9 +2,9 @@
 // (live-check.js, a classic script, handles the pages where this module cannot run.)
 //
 // Nothing loads until the reader asks (the button, or editing an input). Then Pyodide comes
-// from this site's _static/pyodide/, the package's wheel and its typed conf (the build's
-// infrabook.config.snapshot) from _static/live/, and every change of an input calls
-// infrabook.live.run_json with the form's values. Errors are the package's
+// from this site's _static/pyodide/, the package's wheel and the conf files the build read
+// (TOML, checked in Python like anywhere else) from _static/live/, and every change of an
+// input calls infrabook.live.run_json with the form's values. Errors are the package's
 // own messages, every one of them, each beside the field it names; while any input is invalid
 // the last valid tables stay, dimmed and marked stale (data-stale). Timings are kept on the
 // element (data-first-ms, data-update-ms) for the site's browser check and its benchmark.

@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import re
-import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,8 @@ from typing import Any
 from infrabook.bench import validate
 from infrabook.bench.entry import SCHEMA, Entry, Record, utc_now
 from infrabook.bench.suite import EXPERIMENTS
+from infrabook.quoting import printable
+from infrabook.safe_files import FileRefused, read_bounded
 from infrabook.serialise import from_jsonable, jsonable
 
 
@@ -33,7 +34,8 @@ class RecordError(ValueError):
 
     def __init__(self, path: Path, why: str) -> None:
         why = " ".join(why.split())  # one line, whatever a file name or a message holds
-        super().__init__(f"benchmark record {path}: {why}")
+        # a file name or a key may hold escape sequences: shown escaped, never sent raw
+        super().__init__(printable(f"benchmark record {path}: {why}"))
         self.path = path
 
 
@@ -152,21 +154,12 @@ def read(path: Path) -> Record | None:
     naming the file and the field when there is one that is not a record of this schema
     (truncated, hand-edited, older) or holds what a record may not
     (:mod:`infrabook.bench.validate`: records are contributed, so untrusted)."""
-    try:
-        info = path.stat()
+    try:  # no link followed, no pipe or device waited on, at most MAX_BYTES read
+        raw = read_bounded(path, validate.MAX_BYTES, "a record file (*.json)")
     except FileNotFoundError:
         return None
-    except OSError as err:
-        raise RecordError(path, f"cannot be read ({err})") from err
-    if not stat.S_ISREG(info.st_mode):  # a folder, or a pipe or device that may never end
-        raise RecordError(path, "is not a file: expected a record file (*.json)")
-    size = info.st_size
-    if size > validate.MAX_BYTES:  # refused before reading it
-        raise RecordError(path, f"has {size:,} bytes, more than the {validate.MAX_BYTES:,} allowed")
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise RecordError(path, f"cannot be read ({err})") from err
+    except FileRefused as err:
+        raise RecordError(path, err.why) from err
     try:
         data = validate.parse(raw)
         validate.check(data)

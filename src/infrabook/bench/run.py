@@ -41,9 +41,13 @@ from infrabook.bench import compare, cuda, host, record, report
 from infrabook.bench.entry import Record
 from infrabook.bench.suite import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
 from infrabook.labels import text
+from infrabook.quoting import quoted
 
 #: Above this share of the CPUs busy with other processes, CPU times are noisy: say so.
 BUSY = 0.25
+#: The most characters of a --machine label: it becomes part of a record's file name, which
+#: the file system limits (255 bytes), so a longer one would fail only at the first merge.
+LABEL_LIMIT = 40
 
 #: How ``--isolate`` starts the suite for one experiment (a test puts a fake suite here).
 CHILD: tuple[str, ...] = (sys.executable, "-m", "infrabook.bench")
@@ -215,6 +219,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         option("--compare", action="store_true", help=text("bench.cli.compare"))
         args = parser.parse_args(argv)
         if args.machine is not None:
+            if len(args.machine) > LABEL_LIMIT:  # refused now, not at the first merge
+                raw, n = quoted(repr(args.machine)), len(args.machine)
+                parser.error(text("bench.cli.error.machine_long", raw=raw, n=n, limit=LABEL_LIMIT))
             try:
                 record.slug(args.machine)
             except ValueError:
