@@ -7,6 +7,8 @@ import json
 import re
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -36,24 +38,54 @@ def test_calc_matches_the_article(capsys):
     assert lines[4].endswith("通用↔逐形状特化 78 组")
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["calc"],
-        ["fusion"],
-        ["fusion", "--quant-dtype", "int8", "--rows", "7", "--cols", "3"],
-        ["attention", "--causal"],
-        ["softmax"],
-        ["launches"],
-        ["buckets", "--rates", "peak"],
-        ["crossover"],
-        ["crossover", "--strategy", "a:0:2", "--strategy", "b:10:1"],
-        ["audit"],
-    ],
-)
-def test_every_subcommand_prints_json(argv, capsys):
+def _plan(plans, name):
+    return next(p for p in plans if p["plan"] == name)
+
+
+BF16, INT8 = 2, 1  # bytes per element
+# every claim of conf/claims.toml, in its order, read here without the package
+CLAIMS_TOML = Path(__file__).parents[1] / "conf" / "claims.toml"
+CLAIM_IDS = [c["id"] for c in tomllib.loads(CLAIMS_TOML.read_text())["claim"]]
+ROWS, COLS = 1024, 12288  # the article's [1024, 12288] activations
+# What each subcommand's JSON must say, worked out by hand from the article's shapes (exact
+# integers, and the article's rounded crossovers), not from the package.
+JSON_CHECKS = {
+    ("calc",): lambda d: d["lines"] == [*ARTICLE_SECTION_6, d["lines"][4]],
+    ("fusion",): lambda d: (
+        _plan(d, "[silu+mul]")["traffic_bytes"] == 3 * ROWS * COLS * BF16  # read G, U; write Z
+        and _plan(d, "[silu] [mul]")["traffic_bytes"] == 5 * ROWS * COLS * BF16  # + T twice
+    ),
+    ("fusion", "--quant-dtype", "int8", "--rows", "7", "--cols", "3"): lambda d: (
+        _plan(d, "[silu+mul+quant]")["traffic_bytes"] == 7 * 3 * (2 * BF16 + INT8)
+    ),
+    ("attention", "--causal"): lambda d: (
+        d["qkvo_bytes"] == 8192 * 128 * BF16
+        and d["score_bytes"] == 8192 * 8192 * 4  # fp32 scores
+        and d["standard_intermediate_traffic_bytes"] == 4 * 8192 * 8192 * 4  # S, P: write, read
+    ),
+    ("softmax",): lambda d: abs(d["result"] - 7 / 3) <= 4 * sys.float_info.epsilon,
+    ("launches",): lambda d: [c["kernels"] for c in d] == [18, 18, 15, 15],
+    ("buckets", "--rates", "peak"): lambda d: (
+        [c["executed_rows"] for c in d] == [5632, 8192, 5632]
+        and abs(d[1]["padding_fraction"] - 2560 / 5632) <= 1e-15
+    ),
+    ("crossover",): lambda d: (
+        sorted(round(c["runs"], 1) for c in d["crossings"]) == [65.2, 78.4, 89.3]
+    ),
+    ("crossover", "--strategy", "a:0:2", "--strategy", "b:10:1"): lambda d: (
+        [(c["a"], c["b"], c["runs"]) for c in d["crossings"]] == [("a", "b", 10.0)]  # 2n = 10 + n
+    ),
+    ("audit",): lambda d: (
+        [c["id"] for c in d] == CLAIM_IDS
+        and {c["verdict"] for c in d} <= {"matches", "rounded", "differs", "implausible"}
+    ),
+}
+
+
+@pytest.mark.parametrize("argv", list(JSON_CHECKS), ids=" ".join)
+def test_every_subcommands_json_holds_the_articles_numbers(argv, capsys):
     assert main([*argv, "--json"]) == 0
-    json.loads(capsys.readouterr().out)
+    assert JSON_CHECKS[argv](json.loads(capsys.readouterr().out))
 
 
 def test_defaults_are_the_articles_case(capsys):

@@ -279,6 +279,64 @@ def measured_crossing(results: Any) -> dict[str, str]:
     return {"bk_cpu_gb": text("prose.records.crossing", runs=gb, reason=reason)}
 
 
+def _order(prep: dict[str, float]) -> str:
+    """Strategies from the cheapest preparation to the dearest, by their labels.
+
+    >>> _order({"generic": 445.5, "bucketed": 1.0})
+    '分桶 < 通用'
+    """
+    return " < ".join(strategy_name(n) for n in sorted(prep, key=prep.__getitem__))
+
+
+def measured_values() -> dict[str, Any]:
+    """What the section's prose says of the CPU shapes record (the reference CPU record's
+    ``shapes`` entry): the weights and calls measured, the rate of the most padded call,
+    of its bucket and of the smallest size against the best, bucketed over generic time,
+    the padding, the measured preparation beside the article's, the crossing and the figure.
+
+    >>> v = measured_values()
+    >>> v["bk_cpu_dtype"], v["bk_cpu_verdict"] in (
+    ...     text("prose.records.bucketing_slower"), text("prose.records.bucketing_faster"))
+    ('fp32', True)
+    """
+    from infrabook.bench import report
+
+    shapes = report.entry("shapes")
+    if shapes is None or shapes.status != "ok":
+        raise LookupError("the shapes experiment has no measured entry in the CPU reference record")
+    params, measured = shapes.params, shapes.results
+    rates = measured.rates(params)
+    small_rows, small_n = params["calls"][0]  # the calls that get padded most
+    small_bucket = bucket_for(small_rows, params["buckets"])
+    best = max(rates.values())
+    ratio = measured.groups["bucketed"].median_s / measured.groups["generic"].median_s
+    article_prep = {st.name: st.prep_ms for st in article_bucketing().strategies}
+    measured_prep = {name: measured.prep.total_ms(name) for name in article_prep}
+    verdict = "slower" if ratio > 1 else "faster"
+    return {
+        "bk_cpu_w": f"{params['k']} × {params['n']}",
+        "bk_cpu_dtype": params["dtype"],
+        "bk_cpu_calls": str(sum(n for _, n in params["calls"])),
+        "bk_cpu_small_n": str(small_n),
+        "bk_cpu_small_rows": f"{small_rows:,}",
+        "bk_cpu_small_bucket": f"{small_bucket:,}",
+        "bk_cpu_call_pct": f"{100 * rates[small_rows] / best:.0f}",
+        "bk_cpu_bucket_pct": f"{100 * rates[small_bucket] / best:.0f}",
+        "bk_cpu_small_pct": f"{100 * rates[params['rows'][0]] / best:.0f}",
+        "bk_cpu_smallest_rows": f"{params['rows'][0]:,}",
+        "bk_cpu_ratio": f"{ratio:.2f}",
+        "bk_cpu_pad": f"{100 * padding_fraction(params['calls'], params['buckets']):.1f}",
+        "bk_cpu_verdict": text(f"prose.records.bucketing_{verdict}"),
+        "bk_cpu_prep": text("prose.list_sep").join(
+            f"{strategy_name(n)} {p:.0f} ms" for n, p in measured_prep.items()
+        ),
+        "bk_cpu_prep_order": _order(measured_prep),
+        "bk_art_prep_order": _order(article_prep),
+        **measured_crossing(measured),
+        "bk_cpu_fig": report.figure("shapes"),
+    }
+
+
 def exercises() -> dict[str, str]:
     """The answers of the section's exercises: other calls and buckets, a lower bucketed
     utilisation, and the break-even utilisation.
