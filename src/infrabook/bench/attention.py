@@ -8,7 +8,7 @@ import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -16,8 +16,9 @@ import torch
 from infrabook import config
 from infrabook.attention_sizes import attention_flop, attention_sizes
 from infrabook.bench.cuda import Rig, bf16, datasheet, profile_for
-from infrabook.bench.entry import Compared, Params, Results, Target
+from infrabook.bench.entry import Compared, Device, Params, Results, Target
 from infrabook.bench.experiment import Measured, experiment, log, table
+from infrabook.bench.schema import AbsDiff, Bytes, Checked, Count, Positive, Text
 from infrabook.bench.timing import Timing
 from infrabook.checks import check_positive_int, check_sizes
 from infrabook.labels import text
@@ -49,16 +50,16 @@ def peak_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, 
 
 
 @dataclass(frozen=True)
-class AttentionRow:
+class AttentionRow(Checked):
     """Peak bytes of naive and blockwise attention at one L, beside the model's."""
 
-    seq_len: int
-    predicted_naive_bytes: int
-    predicted_blockwise_bytes: int
-    naive_peak_bytes: int
-    blockwise_peak_bytes: int
+    seq_len: Positive
+    predicted_naive_bytes: Bytes
+    predicted_blockwise_bytes: Bytes
+    naive_peak_bytes: Bytes
+    blockwise_peak_bytes: Bytes
     allclose: bool
-    max_abs_diff: float
+    max_abs_diff: AbsDiff
 
     @property
     def ratio(self) -> float:
@@ -70,9 +71,14 @@ class AttentionRow:
 class AttentionResults(Results):
     """One row per sequence length."""
 
+    PARAMS: ClassVar[dict[str, Any]] = {
+        "head_dim": Positive,
+        "block_q": Positive,
+        "block_k": Positive,
+    }
     per_seq_len: tuple[AttentionRow, ...]
 
-    def compared(self, params: Params, device: Params) -> Compared:
+    def compared(self, params: Params, device: Device) -> Compared:
         """Naive and blockwise peak MiB at each L, beside the model's."""
         rows: Compared = {}
         for r in self.per_seq_len:
@@ -81,7 +87,7 @@ class AttentionResults(Results):
             rows[text("bench.cmp.block_mib", L=r.seq_len)] = (block, r.blockwise_peak_bytes / MiB)
         return rows
 
-    def tables(self, params: Params, device: Params) -> list[Table]:
+    def tables(self, params: Params, device: Device) -> list[Table]:
         """Model and measured peaks by L."""
         rows = (
             (r.seq_len, r.predicted_naive_bytes / MiB, r.naive_peak_bytes / MiB)
@@ -138,16 +144,16 @@ def attention_memory(
 
 
 @dataclass(frozen=True)
-class FlashRow:
+class FlashRow(Checked):
     """The Triton kernel and SDPA at one sequence length."""
 
-    seq_len: int
-    batch: int
-    flop: int
-    max_abs_diff_vs_sdpa: float
+    seq_len: Positive
+    batch: Positive
+    flop: Count
+    max_abs_diff_vs_sdpa: AbsDiff
     flash: Timing
     sdpa: Timing
-    sdpa_backend: str
+    sdpa_backend: Text
 
     def tflop_s(self, kernel: str) -> float:
         """TFLOP/s of ``flash`` or ``sdpa``."""
@@ -167,9 +173,10 @@ class FlashRow:
 class FlashResults(Results):
     """One row per sequence length."""
 
+    PARAMS: ClassVar[dict[str, Any]] = {"head_dim": Positive, "heads": Positive}
     per_seq_len: tuple[FlashRow, ...]
 
-    def compared(self, params: Params, device: Params) -> Compared:
+    def compared(self, params: Params, device: Device) -> Compared:
         """By L: Triton's TFLOP/s as a share of the GPU's bf16 datasheet peak (model: 100 %,
         the roofline's ceiling for a compute-bound kernel; only for a GPU ``conf/`` has a
         profile of) and Triton's throughput over SDPA's, without a model."""
@@ -181,7 +188,7 @@ class FlashResults(Results):
             rows[text("bench.cmp.vs_sdpa", L=r.seq_len)] = (None, r.ratio)
         return rows
 
-    def tables(self, params: Params, device: Params) -> list[Table]:
+    def tables(self, params: Params, device: Device) -> list[Table]:
         """Times, rates and their ratio by L, with the share of the bf16 peak that
         ``conf/hardware.toml`` gives for this GPU (none for a GPU it has no profile of)."""
         peak = datasheet(device, "bf16_dense_tflops")
@@ -233,9 +240,9 @@ def gpu_flash(
 
     sdpa: Callable[..., torch.Tensor] = torch.nn.functional.scaled_dot_product_attention
     flash: Callable[..., Any] = flash_attention
-    if profile_for(rig.info["name"]) is None:
+    if profile_for(rig.info.name) is None:
         log.warning(
-            "gpu_flash: conf/hardware.toml has no profile of %s: no %% of peak", rig.info["name"]
+            "gpu_flash: conf/hardware.toml has no profile of %s: no %% of peak", rig.info.name
         )
     per_len = []
     for n in check_sizes("seq_lens", seq_lens):

@@ -26,6 +26,7 @@ import torch
 
 from infrabook import config
 from infrabook.bench import host
+from infrabook.bench.entry import CudaDevice, Device
 from infrabook.bench.timing import Timing
 
 log = logging.getLogger("infrabook.bench")
@@ -45,7 +46,7 @@ class Rig:
     """Where the GPU experiments run and how they time: :func:`rig` on a real GPU."""
 
     device: str
-    info: dict[str, Any]
+    info: CudaDevice
     flushed: Timer
     unflushed: Timer
     capture: Callable[[Callable[[], Any]], Callable[[], Any]]
@@ -74,27 +75,26 @@ def _driver_version() -> str | None:
         return f"CUDA driver API {version // 1000}.{version % 1000 // 10}" if version else None
 
 
-CLOCKS = ("sm_clock_mhz", "max_sm_clock_mhz", "mem_clock_mhz")
+#: The clocks recorded: the static maxima (see :class:`~infrabook.bench.entry.CudaDevice`).
+CLOCKS = ("max_sm_clock_mhz", "max_mem_clock_mhz")
 
 
 def _clocks(pci_bus_id: str) -> dict[str, int | None]:
-    """The GPU's SM clock now and at most, and its memory clock, in MHz, from NVML, else
-    from ``nvidia-smi``; None where neither answers. A clock below the maximum while idle is
-    normal; one far below it in a record taken under load means the GPU was throttled."""
+    """The GPU's highest SM and memory clocks in MHz, from NVML, else from ``nvidia-smi``;
+    None where neither answers. Maxima, not the clocks now: provenance is made before the
+    timed loops, when an idle GPU clocks down."""
     try:
         import pynvml
 
         pynvml.nvmlInit()
         h = pynvml.nvmlDeviceGetHandleByPciBusId(pci_bus_id)
-        sm, mem = pynvml.NVML_CLOCK_SM, pynvml.NVML_CLOCK_MEM
         got = [
-            pynvml.nvmlDeviceGetClockInfo(h, sm),
-            pynvml.nvmlDeviceGetMaxClockInfo(h, sm),
-            pynvml.nvmlDeviceGetClockInfo(h, mem),
+            pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_SM),
+            pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_MEM),
         ]
     except Exception:  # no NVML package or library: ask nvidia-smi
         query = ["nvidia-smi", f"--id={pci_bus_id}", "--format=csv,noheader,nounits"]
-        query.append("--query-gpu=clocks.sm,clocks.max.sm,clocks.mem")
+        query.append("--query-gpu=clocks.max.sm,clocks.max.mem")
         try:
             answer = subprocess.run(query, capture_output=True, text=True, timeout=30, check=True)
             got = [int(v) for v in answer.stdout.split(",")]
@@ -103,24 +103,25 @@ def _clocks(pci_bus_id: str) -> dict[str, int | None]:
     return dict(zip(CLOCKS, got, strict=True))
 
 
-def gpu_info(index: int = 0) -> dict[str, Any]:
-    """Name, driver, SM count, memory, L2 and clocks of the current GPU."""
+def gpu_info(index: int = 0) -> CudaDevice:
+    """Name, driver, SM count, memory, L2 and highest clocks of the current GPU."""
     props = torch.cuda.get_device_properties(index)
     try:  # NVML's index order need not be CUDA's: name the device by its PCI address
         ids = [getattr(props, f"pci_{part}_id") for part in ("domain", "bus", "device")]
         pci: str | None = "{:08x}:{:02x}:{:02x}.0".format(*ids)
     except AttributeError:  # torch too old to say
         pci = None
-    return {
-        "kind": "cuda",
-        "name": props.name,
-        "driver": _driver_version(),
-        "sm_count": props.multi_processor_count,
-        "capability": f"{props.major}.{props.minor}",
-        "memory_bytes": props.total_memory,
-        "l2_bytes": getattr(props, "L2_cache_size", None),
-        "host_cpu": host.cpu_info()["name"],
-    } | (_clocks(pci) if pci else dict.fromkeys(CLOCKS))
+    return CudaDevice(
+        kind="cuda",
+        name=props.name,
+        driver=_driver_version(),
+        sm_count=props.multi_processor_count,
+        capability=f"{props.major}.{props.minor}",
+        memory_bytes=props.total_memory,
+        l2_bytes=getattr(props, "L2_cache_size", None),
+        host_cpu=host.cpu_info().name,
+        **(_clocks(pci) if pci else dict.fromkeys(CLOCKS)),
+    )
 
 
 @contextlib.contextmanager
@@ -258,14 +259,16 @@ def profile_for(name: str) -> config.Device | None:
     return next((d for d in profiles if any(re.fullmatch(p, short) for p in d.cuda_names)), None)
 
 
-def datasheet(device: dict[str, Any], quantity: str) -> float | None:
+def datasheet(device: Device, quantity: str) -> float | None:
     """A figure (``bf16_dense_tflops``, ``dram_tb_s``) of the ``conf/hardware.toml`` profile
     of the GPU that ``device`` names; None for a GPU it has no profile of.
 
-    >>> datasheet({"name": "NVIDIA H200"}, "dram_tb_s"), datasheet({"name": "x"}, "dram_tb_s")
+    >>> from infrabook.bench.entry import CudaDevice
+    >>> h200 = CudaDevice("cuda", "NVIDIA H200", "580", 132, "9.0", 2**37, 2**26, "x86")
+    >>> datasheet(h200, "dram_tb_s"), datasheet(host.cpu_info(), "dram_tb_s")
     (4.8, None)
     """
-    spec = profile_for(device["name"])
+    spec = profile_for(device.name)
     return getattr(spec, quantity).value if spec else None
 
 

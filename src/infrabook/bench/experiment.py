@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from infrabook.bench import cuda, host, validate
-from infrabook.bench.entry import Entry, Params, Results, Target, provenance
+from infrabook.bench.entry import Entry, Params, Results, Target
 from infrabook.labels import text
 from infrabook.tables import Table
 
@@ -73,14 +73,14 @@ class Experiment:
                 reason = cuda.unavailable_reason()
                 if reason:
                     log.info("%s: skipped, %s", self.name, reason)
-                    prov = provenance(host.cpu_info(), quick=quick)
+                    prov = host.provenance(host.cpu_info(), quick=quick)
                     return Entry(self.name, "skipped", reason, prov)
                 kwargs["rig"] = cuda.rig()
             device = kwargs["rig"].info
         call = inspect.signature(self.run).bind(**kwargs)
         call.apply_defaults()
         m = self.run(**kwargs)
-        prov = provenance(device or host.cpu_info(), quick=quick)
+        prov = host.provenance(device or host.cpu_info(), quick=quick)
         elapsed = round(time.perf_counter() - started, 3)
         params = {k: v for k, v in call.arguments.items() if k != "rig"} | m.params
         return Entry(self.name, "ok", None, prov, params, m.results, m.targets, elapsed)

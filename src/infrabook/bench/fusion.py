@@ -11,15 +11,25 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 import torch
 
 from infrabook import config
 from infrabook.bench import host
 from infrabook.bench.cuda import Rig, bf16
-from infrabook.bench.entry import Compared, Params, Results, Target
+from infrabook.bench.entry import Compared, Device, Params, Results, Target
 from infrabook.bench.experiment import Measured, experiment, first_line, log, table, timed_method
+from infrabook.bench.schema import (
+    AbsDiff,
+    Checked,
+    Count,
+    ModelBytes,
+    Pattern,
+    Positive,
+    Seconds,
+    Text,
+)
 from infrabook.bench.timing import MODES, Timing, cache_flush, time_interleaved
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
@@ -31,19 +41,31 @@ from infrabook.units import MiB
 NUMEXPR_EXPR = "g / (1 + exp(-g)) * u"
 
 _CHAIN = config.scenarios().ffn_chain
+#: The CPU paths: those with a label ``bench.fusion.path.<name>``.
+FusionName = Annotated[
+    str, Pattern("eager|compile|numexpr|copy", "eager, compile, numexpr or copy")
+]
+#: The GPU paths: the fused Triton kernel, the unfused pair, torch eager and the copy.
+SwigluName = Annotated[
+    str,
+    Pattern(
+        "triton_fused|triton_unfused|torch_eager|copy",
+        "triton_fused, triton_unfused, torch_eager or copy",
+    ),
+]
 
 
 @dataclass(frozen=True)
-class FusionPath:
+class FusionPath(Checked):
     """One way to get ``z`` (or the copy beside them): modelled bytes, and the timing or why
     there is none (``reason``: ``skipped: ...`` or ``failed: ...``)."""
 
-    model_bytes: int
+    model_bytes: ModelBytes
     fused: bool | None  # None: the copy, the bandwidth reference
     timing: Timing | None = None
     allclose: bool | None = None
-    reason: str | None = None
-    compile_s: float | None = None
+    reason: Text | None = None
+    compile_s: Seconds | None = None
 
     @property
     def gb_s(self) -> float:
@@ -54,9 +76,22 @@ class FusionPath:
 
 @dataclass(frozen=True)
 class FusionResults(Results):
-    """The paths ``eager``, ``compile``, ``numexpr`` and ``copy``, in that order."""
+    """The paths ``eager``, ``compile``, ``numexpr`` and ``copy``, in that order: ``eager``
+    and ``copy`` always (what the others are compared with) and at least one fused path."""
 
-    paths: dict[str, FusionPath]
+    PARAMS: ClassVar[dict[str, Any]] = {
+        "rows": Positive, "cols": Positive, "threads": Positive, "reps": Positive,
+        "warmup": Count, "flush_mib": Count | None,
+    }  # fmt: skip
+    paths: dict[FusionName, FusionPath]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("eager", "copy"):
+            if self.paths.get(name) is None or self.paths[name].timing is None:
+                raise ValueError(f"FusionResults.paths.{name} is missing or was not timed")
+        if not any(p.fused for p in self.paths.values()):
+            raise ValueError("FusionResults.paths has no fused path (fused: true)")
 
     def pct_copy(self, name: str) -> float:
         """A path's GB/s as a percentage of the copy's."""
@@ -87,7 +122,7 @@ class FusionResults(Results):
         flush = text("bench.method.flush", mib=mib) if mib else text("bench.method.no_flush")
         return timed_method(params, flush, text("bench.method.fusion"))
 
-    def compared(self, params: Params, device: Params) -> Compared:
+    def compared(self, params: Params, device: Device) -> Compared:
         """Each fused path's speed-up over eager (model: the bytes' ratio) and each path's
         bandwidth as a share of the copy's (model: 100 %, every path moving its modelled
         bytes at copy bandwidth); the copy's GB/s beside them, without a model."""
@@ -106,7 +141,7 @@ class FusionResults(Results):
             rows[f"{size} {text('bench.cmp.copy_gb_s')}"] = (None, self.paths["copy"].gb_s)
         return rows
 
-    def tables(self, params: Params, device: Params) -> list[Table]:
+    def tables(self, params: Params, device: Device) -> list[Table]:
         """One row per path, beside the model's speed-up."""
         rows = []
         for name, p in self.paths.items():
@@ -223,11 +258,11 @@ def _silu_mul(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
 
 
 @dataclass(frozen=True)
-class SwigluPath:
+class SwigluPath(Checked):
     """One implementation at one shape: modelled bytes, error, and both timings."""
 
-    model_bytes: int
-    max_abs_err_vs_fp32: float
+    model_bytes: ModelBytes
+    max_abs_err_vs_fp32: AbsDiff
     flushed: Timing
     unflushed: Timing
 
@@ -237,14 +272,19 @@ class SwigluPath:
 
 
 @dataclass(frozen=True)
-class SwigluShape:
+class SwigluShape(Checked):
     """The three implementations and the ``copy`` of the fused path's bytes at one shape,
     and whether the fused working set fits L2."""
 
-    rows: int
-    cols: int
+    rows: Positive
+    cols: Positive
     fits_l2: bool
-    paths: dict[str, SwigluPath]
+    paths: dict[SwigluName, SwigluPath]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if "copy" not in self.paths or "triton_fused" not in self.paths:
+            raise ValueError("SwigluShape.paths needs the paths 'copy' and 'triton_fused'")
 
     def pct_copy(self, path: SwigluPath, mode: str) -> float:
         """A path's GB/s as a percentage of the copy's at this shape, both L2 ``flushed``
@@ -258,7 +298,7 @@ class SwigluResults(Results):
 
     shapes: tuple[SwigluShape, ...]
 
-    def compared(self, params: Params, device: Params) -> Compared:
+    def compared(self, params: Params, device: Device) -> Compared:
         """Each path's bandwidth as a share of the copy's at each shape, L2 flushed and not
         (model: 100 %, every path moving its modelled bytes at copy bandwidth)."""
         rows: Compared = {}
@@ -269,7 +309,7 @@ class SwigluResults(Results):
                     rows[text("bench.cmp.pct_copy", what=what)] = (100.0, s.pct_copy(p, mode))
         return rows
 
-    def tables(self, params: Params, device: Params) -> list[Table]:
+    def tables(self, params: Params, device: Device) -> list[Table]:
         """One row per shape, path and L2 mode."""
         rows = (
             (f"[{s.rows}, {s.cols}]", name, text(f"bench.l2.{mode}"), p.model_bytes / MiB)
@@ -313,7 +353,7 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]]) -> Measured:
             "triton_unfused": (partial(swiglu_unfused, g, u), unfused_b),
             "torch_eager": (partial(_silu_mul, g, u), unfused_b),
         }
-        timed = {}
+        timed: dict[str, SwigluPath] = {}
         for name, (fn, model_bytes) in paths.items():
             log.info("gpu_swiglu: [%d, %d] %s: flushed, then unflushed ...", rows, cols, name)
             err = (fn().float() - ref).abs().max().item()
@@ -321,7 +361,7 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]]) -> Measured:
         copy = partial(dst.copy_, src)
         copy_err = (copy().float() - src.float()).abs().max().item()
         timed["copy"] = SwigluPath(2 * src.nbytes, copy_err, rig.flushed(copy), rig.unflushed(copy))
-        l2 = rig.info["l2_bytes"]
+        l2 = rig.info.l2_bytes
         measured.append(SwigluShape(rows, cols, l2 is not None and fused_b <= l2, timed))
     results = SwigluResults(tuple(measured))
     fused_pct = measured[0].pct_copy(measured[0].paths["triton_fused"], "flushed")

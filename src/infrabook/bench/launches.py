@@ -17,15 +17,16 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from infrabook import config
 from infrabook.bench.cuda import Rig
-from infrabook.bench.entry import Compared, Params, Results
+from infrabook.bench.entry import Compared, Device, Params, Results
 from infrabook.bench.experiment import Measured, experiment, log, table
+from infrabook.bench.schema import Checked, Count, Pattern, Positive, Text
 from infrabook.bench.timing import Timing
 from infrabook.checks import check_positive_int
 from infrabook.labels import text
@@ -118,22 +119,23 @@ def count_runs(ffn: FFN, runs: int, *, fused: bool) -> DispatchCounter:
 
 
 @dataclass(frozen=True)
-class Dispatches:
+class Dispatches(Checked):
     """The operators one configuration dispatched over all runs."""
 
-    dispatches: int
-    ops_first_run: tuple[str, ...]
-    histogram: dict[str, int]
+    dispatches: Count
+    ops_first_run: tuple[Text, ...]
+    histogram: dict[str, Count]
 
 
 @dataclass(frozen=True)
 class LaunchResults(Results):
     """Eager and fused, as counted; the article's counts are beside them when read."""
 
+    PARAMS: ClassVar[dict[str, Any]] = {"runs": Positive}
     eager: Dispatches
     fused: Dispatches
 
-    def compared(self, params: Params, device: Params) -> Compared:
+    def compared(self, params: Params, device: Device) -> Compared:
         """Dispatches counted, beside the article's kernel counts."""
         article = {c.name: c.kernels for c in article_launch_counts()}
         counted = (("eager", self.eager), ("fused", self.fused))
@@ -143,7 +145,7 @@ class LaunchResults(Results):
             for n, c in counted
         }
 
-    def tables(self, params: Params, device: Params) -> list[Table]:
+    def tables(self, params: Params, device: Device) -> list[Table]:
         """The operators of one run and the counts, beside the article's."""
         article = {c.name: c.kernels for c in article_launch_counts()}
         rows = (
@@ -176,14 +178,14 @@ def launches(
 
 
 @dataclass(frozen=True)
-class Submissions:
+class Submissions(Checked):
     """What the profiler saw of one configuration's runs, and the host's time for them."""
 
-    host_launches: int
-    graph_launches: int
-    kernels: int
-    by_api: dict[str, int]
-    kernel_names: dict[str, int]
+    host_launches: Count
+    graph_launches: Count
+    kernels: Count
+    by_api: dict[str, Count]
+    kernel_names: dict[str, Count]
     issue: Timing
     total: Timing
 
@@ -196,13 +198,20 @@ class Submissions:
         return self.graph_launches == 0 and self.host_launches != self.kernels
 
 
+#: What ``gpu_graphs`` runs: the configurations :func:`article_launch_counts` counts.
+Configuration = Annotated[
+    str, Pattern(r"eager|graph|fused|fused\+graph", "eager, graph, fused or fused+graph")
+]
+
+
 @dataclass(frozen=True)
 class GraphResults(Results):
     """``eager``, ``graph``, ``fused`` and ``fused+graph``, in that order."""
 
-    configs: dict[str, Submissions]
+    PARAMS: ClassVar[dict[str, Any]] = {"runs": Positive, "reps": Positive}
+    configs: dict[Configuration, Submissions]
 
-    def compared(self, params: Params, device: Params) -> Compared:
+    def compared(self, params: Params, device: Device) -> Compared:
         """Host submissions and kernels run per configuration, beside the article's counts."""
         a = {c.name: c for c in article_launch_counts()}
         rows: Compared = {}
@@ -212,7 +221,7 @@ class GraphResults(Results):
             rows[text("bench.cmp.kernels", what=n)] = (a[n].kernels, c.kernels)
         return rows
 
-    def tables(self, params: Params, device: Params) -> list[Table]:
+    def tables(self, params: Params, device: Device) -> list[Table]:
         """Counts and host times beside the article's counts."""
         a = {c.name: c for c in article_launch_counts()}
         rows = (
@@ -260,10 +269,13 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
     ffn = FFN(rows, d_model, d_ff, dtype=torch.bfloat16, device=rig.device)
     eager, fused = partial(ffn, ffn.x, fused=False), partial(ffn, ffn.x, fused=True, swiglu=swiglu)
     log.info("gpu_graphs: capturing graphs ...")
-    configs: dict[str, Callable[[], object]] = {"eager": eager, "graph": rig.capture(eager)}
+    configs: dict[str, Callable[[], object]] = {
+        "eager": eager,
+        "graph": rig.capture(eager),
+    }
     configs["fused"] = fused
     configs["fused+graph"] = rig.capture(fused)
-    results = {}
+    results: dict[str, Submissions] = {}
     for name, fn in configs.items():
         log.info("gpu_graphs: %s: profiling %d runs, then timing the host ...", name, runs)
         for _ in range(3):

@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import Any, ClassVar
 
 import torch
 
 from infrabook import config
 from infrabook.bench.cuda import Rig, bf16, datasheet
-from infrabook.bench.entry import Compared, Params, Results
+from infrabook.bench.entry import Compared, Device, Params, Results
 from infrabook.bench.experiment import Measured, experiment, log, table
+from infrabook.bench.schema import Checked, ModelBytes, Positive
 from infrabook.bench.timing import Timing
 from infrabook.dataflow import account, fully_fused
 from infrabook.ffn_chain import activation_chain
@@ -23,11 +25,11 @@ _CHAIN = config.scenarios().ffn_chain
 
 
 @dataclass(frozen=True)
-class Variant:
+class Variant(Checked):
     """One way to launch the same tile body."""
 
-    programs: int
-    tiles: int
+    programs: Positive
+    tiles: Positive
     timing: Timing
     equal_to_per_tile: bool
 
@@ -36,10 +38,11 @@ class Variant:
 class PersistentResults(Results):
     """Each launch variant, and the fused model's bytes they move."""
 
-    model_bytes: int
+    PARAMS: ClassVar[dict[str, Any]] = {"shape": tuple[Positive, ...]}
+    model_bytes: ModelBytes
     variants: dict[str, Variant]
 
-    def compared(self, params: Params, device: Params) -> Compared:
+    def compared(self, params: Params, device: Device) -> Compared:
         """Each variant's bandwidth as a share of the GPU's datasheet DRAM bandwidth (model:
         100 %, a memory-bound kernel at DRAM speed; only for a GPU ``conf/`` has a profile
         of, else its GB/s without a model)."""
@@ -53,7 +56,7 @@ class PersistentResults(Results):
                 rows[text("bench.cmp.gb_s", what=n)] = (None, gb_s)
         return rows
 
-    def tables(self, params: Params, device: Params) -> list[Table]:
+    def tables(self, params: Params, device: Device) -> list[Table]:
         """One row per variant."""
         rows = (
             (n, v.programs, v.tiles, v.timing.us, v.timing.gb_s(self.model_bytes))
@@ -78,7 +81,7 @@ def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
 
     g, u = bf16(rig, *shape)
     graph = activation_chain(*shape, "bf16")
-    sms = rig.info["sm_count"]
+    sms = rig.info.sm_count
     launchers: dict[str, Callable[[], Launch]] = {
         "per_tile": partial(swiglu_per_tile, g, u),
         "persistent_1x_sm": partial(swiglu_persistent, g, u, num_programs=sms),

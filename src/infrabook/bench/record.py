@@ -22,10 +22,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import cattrs
+
 from infrabook.bench import validate
-from infrabook.bench.entry import SCHEMA, Entry, Record, utc_now
+from infrabook.bench.entry import SCHEMA, CpuDevice, Device, Entry, Record, utc_now
 from infrabook.bench.suite import EXPERIMENTS
-from infrabook.serialise import from_jsonable, jsonable
+from infrabook.serialise import jsonable
 
 
 class RecordError(ValueError):
@@ -37,8 +39,26 @@ class RecordError(ValueError):
         self.path = path
 
 
+#: The results type of each experiment, by name: what a record's entries hold.
+RESULTS = {name: e.results for name, e in EXPERIMENTS.items()}
+#: Records as typed values and back: strict (an unknown key is refused), and only ever given
+#: what :func:`infrabook.bench.validate.check` has passed.
+CONVERTER = cattrs.Converter(forbid_extra_keys=True)
+
+
+def _structure(data: Any, hint: Any, where: str) -> Any:
+    """``data`` as a ``hint``; ``ValueError`` of one line naming the field otherwise."""
+    try:
+        return CONVERTER.structure(data, hint)
+    except Exception as err:  # cattrs groups every problem; the first one, in one line
+        grouped = isinstance(err, cattrs.BaseValidationError)
+        problems = cattrs.transform_error(err, path=where) if grouped else [str(err)]
+        raise ValueError(problems[0]) from None
+
+
 def from_json(data: Any) -> Record:
-    """A :class:`Record` from parsed JSON; ``ValueError`` saying which field is wrong.
+    """A :class:`Record` from parsed JSON that :func:`infrabook.bench.validate.check` has
+    passed; ``ValueError`` saying which field is wrong.
 
     >>> from_json({"schema": 4})
     Traceback (most recent call last):
@@ -51,14 +71,14 @@ def from_json(data: Any) -> Record:
         raise ValueError(
             f"schema {data.get('schema')!r}, this version of infrabook reads schema {SCHEMA}"
         )
-    record = from_jsonable(Record, data, "record")
+    record: Record = _structure(data, Record, "record")
     for name, entry in record.experiments.items():
         where = f"record.experiments.{name}"
         if name not in EXPERIMENTS or entry.name != name:
             raise ValueError(f"{where}: unknown experiment, or named {entry.name!r}")
         if entry.status == "ok" and entry.results is None:
             raise ValueError(f"{where} is ok but has no results")
-        results = from_jsonable(EXPERIMENTS[name].results | None, entry.results, f"{where}.results")
+        results = _structure(entry.results, EXPERIMENTS[name].results | None, f"{where}.results")
         record.experiments[name] = dataclasses.replace(entry, results=results)
     return record
 
@@ -101,28 +121,29 @@ _IDENTITY = {
 }
 
 
-def machine_name(device: dict[str, Any], label: str | None = None) -> str:
+def machine_name(device: Device, label: str | None = None) -> str:
     """The name of a machine's record: its kind, a few words of its CPU or GPU name, the
     CPU's logical cores, and 6 hex digits of a hash of what tells machines apart (model,
     cores, cache, memory, architecture, vector units; for a GPU its SMs, memory and L2),
     then ``label`` when given, for two machines that those facts do not tell apart.
     The same machine always gets the same name, so a re-run replaces its record.
 
-    >>> cpu = {"kind": "cpu", "name": "Intel(R) Xeon(R) CPU @ 2.20GHz", "logical_cpus": 2}
+    >>> cpu = CpuDevice("cpu", "Intel(R) Xeon(R) CPU @ 2.20GHz", 2, 2, 2, 2**25, 2**34, 2200.0,
+    ...                 ("avx2",), "x86_64", "Linux-6.1-x86_64")
     >>> machine_name(cpu), machine_name(cpu, "Lab box")
-    ('cpu-intel-xeon-2c-b40f72', 'cpu-intel-xeon-2c-b40f72-lab-box')
-    >>> machine_name({"kind": "cuda", "name": "NVIDIA H200", "sm_count": 132})
-    'gpu-h200-bdae84'
+    ('cpu-intel-xeon-2c-bc41a0', 'cpu-intel-xeon-2c-bc41a0-lab-box')
+    >>> from infrabook.bench.entry import CudaDevice
+    >>> machine_name(CudaDevice("cuda", "NVIDIA H200", "580.159.04", 132, "9.0", 150109880320,
+    ...                         62914560, "Intel(R) Xeon(R) Processor"))
+    'gpu-h200-13ac61'
     """
-    kind = device.get("kind")
-    if kind not in _IDENTITY:
-        raise ValueError(f"device kind must be cpu or cuda, got {kind!r}")
-    name = re.sub(r"@.*|\(.*?\)", " ", str(device.get("name") or "unknown"))
+    kind = device.kind
+    name = re.sub(r"@.*|\(.*?\)", " ", device.name)
     words = [w for w in slug(name).split("-") if w not in _FILLER][:3] or ["unknown"]
-    facts = {k: device.get(k) for k in _IDENTITY[kind]}
+    facts = {k: getattr(device, k) for k in _IDENTITY[kind]}
     digest = hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:6]
-    cores = [f"{device['logical_cpus']}c"] if kind == "cpu" and device.get("logical_cpus") else []
-    parts = ["cpu" if kind == "cpu" else "gpu", *words, *cores, digest]
+    cpus = device.logical_cpus if isinstance(device, CpuDevice) else None
+    parts = ["cpu" if kind == "cpu" else "gpu", *words, *([f"{cpus}c"] if cpus else []), digest]
     return "-".join(parts + ([slug(label)] if label else []))
 
 
@@ -169,7 +190,7 @@ def read(path: Path) -> Record | None:
         raise RecordError(path, f"cannot be read ({err})") from err
     try:
         data = validate.parse(raw)
-        validate.check(data)
+        validate.check(data, RESULTS)
         found = from_json(data)
         if found.device != path.stem:
             raise ValueError(
@@ -216,7 +237,7 @@ def merge(name: str, entry: Entry, folder: Path | None = None) -> Path:
     data = {"schema": SCHEMA, "device": name, "updated": utc_now(), "experiments": ordered}
     plain = jsonable(data, "record")  # NaN and what JSON cannot hold: ValueError, TypeError
     try:
-        validate.check(plain)
+        validate.check(plain, RESULTS)
     except ValueError as err:
         raise RecordError(path, f"not written: {err}") from err
     write_atomic(path, data)

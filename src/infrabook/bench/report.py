@@ -21,7 +21,7 @@ from typing import Any
 
 from infrabook import config
 from infrabook.bench import compare, record
-from infrabook.bench.entry import Entry, Record
+from infrabook.bench.entry import CudaDevice, Device, Entry, GitInfo, Record
 from infrabook.bench.experiment import table
 from infrabook.bench.suite import CPU_EXPERIMENTS, get
 from infrabook.labels import text
@@ -89,19 +89,17 @@ def _resolve(
     return next((f for f in found if f[1].status == "ok"), found[0] if found else (None, None))
 
 
-def _where(device: dict[str, Any]) -> str:
+def _where(device: Device) -> str:
     """A machine in words: GPU name, SMs and driver, or CPU model and cores."""
-    if device.get("kind") == "cuda":
-        return text(
-            "bench.prov.gpu", name=device["name"], sms=device["sm_count"], driver=device["driver"]
-        )
-    return text("bench.prov.cpu", name=device.get("name"), cores=device.get("usable_cores"))
+    if isinstance(device, CudaDevice):
+        return text("bench.prov.gpu", name=device.name, sms=device.sm_count, driver=device.driver)
+    return text("bench.prov.cpu", name=device.name, cores=device.usable_cores)
 
 
-def _commit(git: dict[str, Any]) -> str:
+def _commit(git: GitInfo) -> str:
     """A commit as a line shows it: 10 hex digits, and whether the tree had changes."""
-    commit = (git.get("commit") or text("word.unknown"))[:10]
-    return commit + (text("bench.prov.dirty") if git.get("dirty") else "")
+    commit = (git.commit or text("word.unknown"))[:10]
+    return commit + (text("bench.prov.dirty") if git.dirty else "")
 
 
 def date_span(dates: Iterable[str]) -> str:
@@ -133,12 +131,14 @@ def provenance_line(entry: Entry, *, method: bool = True) -> str:
     """Device, versions, commit, date, load and (``method``) how it was measured, on one line."""
     prov = entry.provenance
     v = prov.versions
-    libs = ", ".join(f"{k} {v[k]}" for k in ("torch", "triton", "numpy", "numexpr") if v.get(k))
+    libs = ", ".join(
+        f"{k} {getattr(v, k)}" for k in ("torch", "triton", "numpy", "numexpr") if getattr(v, k)
+    )
     parts = [text("bench.prov.measured", where=_where(prov.device)), libs]
     parts += [text("bench.prov.commit", commit=_commit(prov.git)), prov.date]
     load_ = prov.host_load
-    if load_.get("loadavg_1m") is not None:
-        parts.append(text("bench.prov.load", load=load_["loadavg_1m"], cores=load_.get("cores")))
+    if load_.loadavg_1m is not None:
+        parts.append(text("bench.prov.load", load=load_.loadavg_1m, cores=load_.cores))
     parts += [text("bench.prov.quick")] if prov.quick else []
     parts += [text("bench.prov.note")] if prov.note else []  # the note itself: in the file
     if method and entry.status == "ok":

@@ -261,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             if on_gpu:
                 torch.cuda.empty_cache()
-        busy = entry.provenance.host_load.get("others_busy_fraction") or 0.0
+        busy = entry.provenance.host_load.others_busy_fraction or 0.0
         if name in CPU_EXPERIMENTS and busy > BUSY:
             log.warning("%s: other processes kept %.0f%% of the CPUs busy", name, 100 * busy)
         written.add(device)

@@ -9,14 +9,15 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
 
 import torch
 
 from infrabook import bucketing, config
 from infrabook.bench import host
-from infrabook.bench.entry import Compared, Params, Results
+from infrabook.bench.entry import Compared, Device, Params, Results
 from infrabook.bench.experiment import Measured, experiment, first_line, log, table, timed_method
+from infrabook.bench.schema import Checked, Count, Millis, Pattern, Positive, Range, Text
 from infrabook.bench.timing import Timing, time_interleaved
 from infrabook.checks import check_positive_int, check_sizes
 from infrabook.crossover import Line, pairwise
@@ -32,22 +33,43 @@ def _peak_basis() -> dict[str, Any] | None:
     """What an fp32 peak of the usable cores is estimated from (cores x MHz x FLOP per
     cycle, from /proc/cpuinfo); None without AVX flags or a clock."""
     info = host.cpu_info()
-    unit = next((u for u in _VECTOR_UNITS if u[0] <= set(info["vector"])), None)
-    if unit is None or not info["mhz"]:
+    unit = next((u for u in _VECTOR_UNITS if u[0] <= set(info.vector)), None)
+    if unit is None or not info.mhz:
         return None
     _, per_cycle, name = unit
-    return {"cores": info["usable_cores"], "mhz": info["mhz"], "per_cycle": per_cycle, "unit": name}
+    return {"cores": info.usable_cores, "mhz": info.mhz, "per_cycle": per_cycle, "unit": name}
+
+
+#: The strategies for many shapes: those with a label ``bench.strategy.<name>``.
+Strategy = Annotated[
+    str, Pattern("generic|bucketed|specialised", "generic, bucketed or specialised")
+]
 
 
 @dataclass(frozen=True)
-class Prep:
+class PeakBasis(Checked):
+    """What the CPU's estimated fp32 peak is computed from (a parameter of ``shapes``)."""
+
+    cores: Positive
+    mhz: Annotated[float, Range(1, 1e5)]
+    per_cycle: Positive
+    unit: Literal["avx512f", "avx2", "avx"]
+
+
+@dataclass(frozen=True)
+class Prep(Checked):
     """Milliseconds of ``torch.compile`` first calls: start-up, the generic graph (first
     shape, then the others), one graph per bucket and one per distinct shape."""
 
-    startup_ms: float
-    generic_ms: tuple[float, ...]
-    per_bucket_ms: dict[str, float]
-    per_shape_ms: dict[str, float]
+    startup_ms: Millis
+    generic_ms: tuple[Millis, ...]
+    per_bucket_ms: dict[str, Millis]
+    per_shape_ms: dict[str, Millis]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.generic_ms:
+            raise ValueError("Prep.generic_ms is empty: the generic graph's first call is its cost")
 
     def total_ms(self, strategy: str) -> float:
         """What a strategy pays before its first run."""
@@ -60,8 +82,14 @@ class Prep:
 class ShapesResults(Results):
     """The matmul sweep (a timing per row count) and the call group per strategy."""
 
-    sweep: dict[str, Timing]
-    groups: dict[str, Timing]
+    PARAMS: ClassVar[dict[str, Any]] = {
+        "k": Positive, "n": Positive, "reps": Positive, "warmup": Count,
+        "prep": Literal["compile", "none"], "compile_error": Text | None,
+        "calls": tuple[tuple[Positive, ...], ...], "buckets": tuple[Positive, ...],
+        "peak_basis": PeakBasis | None,
+    }  # fmt: skip
+    sweep: dict[Annotated[str, Pattern(r"[1-9][0-9]{0,9}", "a row count")], Timing]
+    groups: dict[Strategy, Timing]
     prep: Prep | None = None
 
     @staticmethod
@@ -97,7 +125,7 @@ class ShapesResults(Results):
         ties = self.groups
         return {(c.a, c.b): (c.runs, ties[c.a].ties(ties[c.b])) for c in pairwise(lines)}
 
-    def compared(self, params: Params, device: Params) -> Compared:
+    def compared(self, params: Params, device: Device) -> Compared:
         """Each strategy's group time over generic's, beside the book's model (time in
         proportion to rows executed), and the best matmul rate as a share of the estimated
         peak, without a model."""
@@ -117,7 +145,7 @@ class ShapesResults(Results):
             rows[f"{size} {text('bench.cmp.pct_peak')}"] = (None, best)
         return rows
 
-    def tables(self, params: Params, device: Params) -> list[Table]:
+    def tables(self, params: Params, device: Device) -> list[Table]:
         """The sweep, the group by strategy and, with preparation, the crossovers."""
         rates, peak, calls = self.rates(params), self.est_peak_gflop_s(params), params["calls"]
         best = max(rates.values())

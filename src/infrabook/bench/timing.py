@@ -14,6 +14,7 @@ from functools import partial
 
 import numpy as np
 
+from infrabook.bench.schema import Checked, TimedSeconds
 from infrabook.checks import check_positive_int
 
 #: The GPU timers' two states of L2: flushed before every call, or left warm by a loop.
@@ -21,7 +22,7 @@ MODES = ("flushed", "unflushed")
 
 
 @dataclass(frozen=True)
-class Timing:
+class Timing(Checked):
     """One timed measurement as a record stores it, in seconds. GPU timers report only the
     quantiles; the CPU's also keep the samples.
 
@@ -30,10 +31,10 @@ class Timing:
     (0.002, 5, 0.0018, 0.0044, '1.80–4.40')
     """
 
-    median_s: float
-    p20_s: float
-    p80_s: float
-    samples_s: tuple[float, ...] = ()
+    median_s: TimedSeconds
+    p20_s: TimedSeconds
+    p80_s: TimedSeconds
+    samples_s: tuple[TimedSeconds, ...] = ()
 
     @classmethod
     def of(cls, samples: Sequence[float]) -> Timing:
