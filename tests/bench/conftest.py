@@ -95,3 +95,17 @@ def dry(fake_gpu):
         }
 
     return cuda.Rig("cpu", fake_gpu, timing, timing, lambda fn: fn, profile, lambda: None)
+
+
+@pytest.fixture
+def no_git(tmp_path, monkeypatch):
+    """A copied tree: the package in a folder that no git checkout encloses."""
+    package = tmp_path / "src" / "infrabook"
+    package.mkdir(parents=True)
+    monkeypatch.setattr(host, "PACKAGE_DIR", package)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    monkeypatch.delenv("INFRABOOK_COMMIT", raising=False)
+    host.git_info.cache_clear()
+    yield tmp_path
+    host.git_info.cache_clear()

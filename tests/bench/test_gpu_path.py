@@ -411,20 +411,6 @@ def test_a_gpu_without_a_profile_is_said_in_the_log(dry, gpu_named, caplog):
     assert "no profile of NVIDIA H200 NVL" in caplog.text
 
 
-@pytest.fixture
-def no_git(tmp_path, monkeypatch):
-    """A copied tree: the package in a folder that no git checkout encloses."""
-    package = tmp_path / "src" / "infrabook"
-    package.mkdir(parents=True)
-    monkeypatch.setattr(host, "PACKAGE_DIR", package)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
-    monkeypatch.delenv("INFRABOOK_COMMIT", raising=False)
-    host.git_info.cache_clear()
-    yield tmp_path
-    host.git_info.cache_clear()
-
-
 def test_the_commit_is_passed_in_without_a_git_checkout(no_git, monkeypatch):
     got = host.git_info()  # the archive stamp is still "$Format:%H$"
     assert got.commit is None and got.error == "CalledProcessError: not tracked by git"

@@ -177,7 +177,7 @@ def git_info() -> GitInfo:
     archive`` stamped into the package, with ``dirty`` None (unknown); ``source`` says
     which. Else no commit, and ``error`` says why."""
     try:
-        _git("ls-files", "--error-unmatch", "--", Path(__file__).name)
+        _git("ls-files", "--error-unmatch", "--", "__init__.py")  # the package's own file
         lines = _git("status", "--porcelain=v2", "--branch").splitlines()
     except (OSError, subprocess.SubprocessError) as err:
         given = _given_commit()

@@ -24,7 +24,7 @@ from typing import Any
 
 import cattrs
 
-from infrabook.bench import validate
+from infrabook.bench import schema, validate
 from infrabook.bench.entry import SCHEMA, CpuDevice, Device, Entry, Record, utc_now
 from infrabook.bench.suite import EXPERIMENTS
 from infrabook.serialise import jsonable
@@ -46,13 +46,19 @@ RESULTS = {name: e.results for name, e in EXPERIMENTS.items()}
 CONVERTER = cattrs.Converter(forbid_extra_keys=True)
 
 
+def _said(exc: BaseException, hint: Any) -> str:
+    """A problem as a message says it: a type's own rule in its own words (``ValueError``
+    from a :class:`~infrabook.bench.schema.Checked` type), others in cattrs'."""
+    return str(exc) if type(exc) is ValueError else cattrs.v.format_exception(exc, hint)
+
+
 def _structure(data: Any, hint: Any, where: str) -> Any:
     """``data`` as a ``hint``; ``ValueError`` of one line naming the field otherwise."""
     try:
         return CONVERTER.structure(data, hint)
     except Exception as err:  # cattrs groups every problem; the first one, in one line
         grouped = isinstance(err, cattrs.BaseValidationError)
-        problems = cattrs.transform_error(err, path=where) if grouped else [str(err)]
+        problems = cattrs.transform_error(err, where, _said) if grouped else [str(err)]
         raise ValueError(problems[0]) from None
 
 
@@ -81,6 +87,17 @@ def from_json(data: Any) -> Record:
         results = _structure(entry.results, EXPERIMENTS[name].results | None, f"{where}.results")
         record.experiments[name] = dataclasses.replace(entry, results=results)
     return record
+
+
+def json_schema() -> dict[str, Any]:
+    """A JSON Schema (draft 2020-12) of a record file, made from the types that declare it,
+    each entry's results as one of the experiments' results types: for contributors' editors
+    and tools. :func:`read` checks more (see :mod:`infrabook.bench.validate`)."""
+    defs: dict[str, Any] = {}
+    top = schema.json_schema(Record, defs)
+    measured = [schema.json_schema(t, defs) for t in RESULTS.values()]
+    defs["Entry"]["properties"]["results"] = {"anyOf": [{"type": "null"}, *measured]}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **top, "$defs": defs}
 
 
 #: Where the book keeps its records, from the repository's root.
