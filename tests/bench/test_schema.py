@@ -21,7 +21,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from infrabook.bench import cuda, host, record, run, schema, validate
+from infrabook.bench import cuda, host, launches, record, run, schema, validate
 from infrabook.bench.entry import CpuDevice, CudaDevice, Entry, GitInfo, Provenance
 from infrabook.bench.record import RecordError
 from infrabook.bench.suite import EXPERIMENTS
@@ -318,3 +318,61 @@ def test_a_record_that_would_crash_a_page_is_refused_naming_file_and_field(
     assert str(path) in str(err.value) and "\n" not in str(err.value)
     assert run.compare_main([str(path)]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ never lose a measurement
+
+
+def test_an_entry_the_validator_refuses_is_kept_and_merges_once_it_is_fixed(
+    bench_dir, monkeypatch, tmp_path
+):
+    out = tmp_path / "out"
+    entry = Entry(
+        "launches", "skipped", "no CUDA device", host.provenance(host.cpu_info(), quick=True)
+    )
+    name = record.machine_name(host.cpu_info())
+    real = validate.check
+
+    def wrong(data, known):
+        raise ValueError("record.experiments.launches.provenance.device has the unknown field 'x'")
+
+    monkeypatch.setattr(validate, "check", wrong)
+    with pytest.raises(RecordError, match=r"not written: .* \(the entry is kept in .*rejected"):
+        record.merge(name, entry, out)
+    assert not (out / f"{name}.json").exists()
+    kept = out / "rejected" / f"{name}.json"
+    assert json.loads(kept.read_text())["experiments"]["launches"]["reason"] == "no CUDA device"
+    monkeypatch.setattr(validate, "check", real)  # the validator fixed
+    counted = launches.Dispatches(3, ("aten.mm.default",), {"aten.mm.default": 3})
+    results = launches.LaunchResults(counted, counted)
+    ok = dataclasses.replace(  # --merge takes measured ones
+        entry, status="ok", reason=None, params={"runs": 1}, results=results
+    )
+    record.keep_rejected(name, ok, out)
+    assert run.main(["--merge", str(out / "rejected"), "--out", str(out)]) == 0
+    assert record.read(out / f"{name}.json").experiments["launches"] == ok
+
+
+def test_a_provenance_the_record_would_refuse_stops_the_run_before_it_measures(monkeypatch):
+    leaky = dataclasses.replace(host.cpu_info(), name="Xeon /home/ada/")
+    monkeypatch.setattr(host, "cpu_info", lambda: leaky)
+    ran = []
+    monkeypatch.setattr(EXPERIMENTS["launches"], "run", lambda **kw: ran.append(kw))
+    with pytest.raises(ValueError, match=r"provenance.device.name holds the file path"):
+        EXPERIMENTS["launches"](quick=True)
+    assert ran == []
+
+
+def test_the_preflight_refuses_a_gpu_whose_record_would_not_be_written(
+    fake_gpu, monkeypatch, capsys
+):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("preflight", ROOT / "tools/gpu_preflight.py")
+    assert spec is not None and spec.loader is not None
+    preflight = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(preflight)
+    preflight.dry_merge(fake_gpu)  # the faked H200: its record would be written
+    leaky = dataclasses.replace(fake_gpu, host_cpu="Xeon /home/ada/")
+    with pytest.raises(RecordError, match=r"device.host_cpu holds the file path"):
+        preflight.dry_merge(leaky)

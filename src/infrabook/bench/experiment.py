@@ -18,6 +18,7 @@ from typing import Any, Literal
 from infrabook.bench import cuda, host, validate
 from infrabook.bench.entry import Entry, Params, Results, Target
 from infrabook.labels import text
+from infrabook.serialise import jsonable
 from infrabook.tables import Table
 
 log = logging.getLogger("infrabook.bench")
@@ -79,8 +80,11 @@ class Experiment:
             device = kwargs["rig"].info
         call = inspect.signature(self.run).bind(**kwargs)
         call.apply_defaults()
-        m = self.run(**kwargs)
         prov = host.provenance(device or host.cpu_info(), quick=quick)
+        # a provenance the record would refuse stops the run before anything is measured
+        unmeasured = Entry(self.name, "skipped", "not run yet", prov)
+        validate.check_entry(jsonable(unmeasured, self.name), {self.name: self.results})
+        m = self.run(**kwargs)
         elapsed = round(time.perf_counter() - started, 3)
         params = {k: v for k, v in call.arguments.items() if k != "rig"} | m.params
         return Entry(self.name, "ok", None, prov, params, m.results, m.targets, elapsed)

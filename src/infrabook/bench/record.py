@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import re
 import stat
@@ -28,6 +29,8 @@ from infrabook.bench import schema, validate
 from infrabook.bench.entry import SCHEMA, CpuDevice, Device, Entry, Record, utc_now
 from infrabook.bench.suite import EXPERIMENTS
 from infrabook.serialise import jsonable
+
+log = logging.getLogger("infrabook.bench")
 
 
 class RecordError(ValueError):
@@ -256,6 +259,24 @@ def merge(name: str, entry: Entry, folder: Path | None = None) -> Path:
     try:
         validate.check(plain, RESULTS)
     except ValueError as err:
-        raise RecordError(path, f"not written: {err}") from err
+        kept = keep_rejected(name, entry, path.parent)
+        raise RecordError(path, f"not written: {err} (the entry is kept in {kept})") from err
     write_atomic(path, data)
+    return path
+
+
+def keep_rejected(name: str, entry: Entry, folder: Path) -> Path:
+    """Keep an entry that the validator refused, unchecked, in ``<folder>/rejected/<name>.json``
+    (beside the other entries refused there for that machine): a measurement is never lost
+    to a validator that is wrong, and once it is fixed, ``python -m infrabook.bench --merge
+    <folder>/rejected`` merges what it now accepts."""
+    path = folder / "rejected" / f"{name}.json"
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))["experiments"]
+    except (OSError, ValueError, KeyError, TypeError):  # none yet, or not a record: replaced
+        old = {}
+    experiments = old | {entry.name: entry}
+    data = {"schema": SCHEMA, "device": name, "updated": utc_now(), "experiments": experiments}
+    write_atomic(path, data)
+    log.warning("%s: refused by the validator, kept in %s", entry.name, path)
     return path

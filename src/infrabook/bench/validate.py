@@ -325,6 +325,15 @@ def _generic(data: Any, path: Path_) -> None:
         _check_number(data, path, ())
 
 
+def check_entry(data: Any, known: Known) -> None:
+    """Check one parsed entry as :func:`check` checks it inside a record: before an
+    experiment runs, its provenance is checked this way, so that a record that would be
+    refused is known before anything is measured."""
+    _walk(
+        data, Entry, ("experiments", str(data.get("name") if isinstance(data, dict) else "")), known
+    )
+
+
 def check(data: Any, known: Known) -> None:
     """Check a parsed record all the way down, along its declared types (see the module's
     description), each entry's results as the type ``known`` gives for its experiment; the
