@@ -9,6 +9,7 @@ import torch
 
 from infrabook import config
 from infrabook.bench import attention, cuda, fusion, host, launches, persistent, record, report, run
+from infrabook.bench.results import described
 from infrabook.bench.suite import GPU_EXPERIMENTS, get
 from infrabook.labels import text
 
@@ -101,7 +102,7 @@ def test_driver_launch_inside_a_runtime_launch_counts_once():
     ],
 )
 def test_profile_only_for_the_gpu_it_describes(name, key):
-    spec = cuda.profile_for(name)
+    spec = described.profile_for(name)
     assert (spec.key if spec else None) == key
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
-import re
 import subprocess
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -24,9 +23,8 @@ from typing import Any
 
 import torch
 
-from infrabook import config
 from infrabook.bench import host
-from infrabook.bench.entry import CudaDevice, Device
+from infrabook.bench.entry import CudaDevice
 from infrabook.bench.timing import Timing
 
 log = logging.getLogger("infrabook.bench")
@@ -246,30 +244,6 @@ def rig() -> Rig:
         log.warning("torch.profiler._utils._init_for_cuda_graphs is gone: see gpu_graphs counts")
     timers = partial(do_bench, True), partial(do_bench, False)
     return Rig("cuda", gpu_info(), *timers, _capture, _profile_counts, torch.cuda.synchronize)
-
-
-def profile_for(name: str) -> config.Device | None:
-    """The ``conf/hardware.toml`` profile whose ``cuda_names`` match the GPU called ``name``.
-
-    >>> profile_for("NVIDIA H100 80GB HBM3").key, profile_for("NVIDIA H100 PCIe")
-    ('h100_sxm', None)
-    """
-    short = name.strip().removeprefix("NVIDIA ").strip()
-    profiles = config.devices().values()
-    return next((d for d in profiles if any(re.fullmatch(p, short) for p in d.cuda_names)), None)
-
-
-def datasheet(device: Device, quantity: str) -> float | None:
-    """A figure (``bf16_dense_tflops``, ``dram_tb_s``) of the ``conf/hardware.toml`` profile
-    of the GPU that ``device`` names; None for a GPU it has no profile of.
-
-    >>> from infrabook.bench.entry import CudaDevice
-    >>> h200 = CudaDevice("cuda", "NVIDIA H200", "580", 132, "9.0", 2**37, 2**26, "x86")
-    >>> datasheet(h200, "dram_tb_s"), datasheet(host.cpu_info(), "dram_tb_s")
-    (4.8, None)
-    """
-    spec = profile_for(device.name)
-    return getattr(spec, quantity).value if spec else None
 
 
 def bf16(rig: Rig, *shape: int, n: int = 2) -> tuple[torch.Tensor, ...]:

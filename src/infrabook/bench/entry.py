@@ -54,8 +54,9 @@ class Results(Checked):
     methods and properties derive what pages quote; ``params`` are the entry's, ``device``
     its provenance's description of the device."""
 
-    #: The experiment these results belong to: set when it is declared.
+    #: The experiment these results belong to, and where it runs: the host CPU or a GPU.
     experiment: ClassVar[str] = ""
+    runs_on: ClassVar[Literal["cpu", "cuda"]] = "cpu"
     #: The parameters its methods read, and their types: an entry whose results these are
     #: must hold them (:mod:`infrabook.bench.validate`).
     PARAMS: ClassVar[dict[str, Any]] = {}

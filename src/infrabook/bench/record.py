@@ -27,7 +27,7 @@ import cattrs
 
 from infrabook.bench import schema, validate
 from infrabook.bench.entry import SCHEMA, CpuDevice, Device, Entry, Record, utc_now
-from infrabook.bench.suite import EXPERIMENTS
+from infrabook.bench.results import RESULTS
 from infrabook.serialise import jsonable
 
 log = logging.getLogger("infrabook.bench")
@@ -42,8 +42,6 @@ class RecordError(ValueError):
         self.path = path
 
 
-#: The results type of each experiment, by name: what a record's entries hold.
-RESULTS = {name: e.results for name, e in EXPERIMENTS.items()}
 #: Records as typed values and back: strict (an unknown key is refused), and only ever given
 #: what :func:`infrabook.bench.validate.check` has passed.
 CONVERTER = cattrs.Converter(forbid_extra_keys=True)
@@ -83,11 +81,11 @@ def from_json(data: Any) -> Record:
     record: Record = _structure(data, Record, "record")
     for name, entry in record.experiments.items():
         where = f"record.experiments.{name}"
-        if name not in EXPERIMENTS or entry.name != name:
+        if name not in RESULTS or entry.name != name:
             raise ValueError(f"{where}: unknown experiment, or named {entry.name!r}")
         if entry.status == "ok" and entry.results is None:
             raise ValueError(f"{where} is ok but has no results")
-        results = _structure(entry.results, EXPERIMENTS[name].results | None, f"{where}.results")
+        results = _structure(entry.results, RESULTS[name] | None, f"{where}.results")
         record.experiments[name] = dataclasses.replace(entry, results=results)
     return record
 
@@ -253,7 +251,7 @@ def merge(name: str, entry: Entry, folder: Path | None = None) -> Path:
     path = record_path(name, folder)
     old = read(path)
     experiments = (dict(old.experiments) if old else {}) | {entry.name: entry}
-    ordered = {k: experiments[k] for k in EXPERIMENTS if k in experiments}
+    ordered = {k: experiments[k] for k in RESULTS if k in experiments}
     data = {"schema": SCHEMA, "device": name, "updated": utc_now(), "experiments": ordered}
     plain = jsonable(data, "record")  # NaN and what JSON cannot hold: ValueError, TypeError
     try:

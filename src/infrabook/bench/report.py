@@ -22,8 +22,8 @@ from typing import Any
 from infrabook import config
 from infrabook.bench import compare, record
 from infrabook.bench.entry import CudaDevice, Device, Entry, GitInfo, Record
-from infrabook.bench.experiment import table
-from infrabook.bench.suite import CPU_EXPERIMENTS, get
+from infrabook.bench.results import CPU_EXPERIMENTS, results_type
+from infrabook.bench.results.described import table, title
 from infrabook.labels import text
 from infrabook.tables import Table, markdown_text, number_text
 
@@ -73,7 +73,7 @@ def _resolve(
 ) -> tuple[str | None, Entry | None]:
     """The record to read and the experiment's entry there (None when absent). A CPU
     record's note that a GPU experiment was skipped is not a measurement of it."""
-    get(experiment)
+    results_type(experiment)
     if device is None and experiment in CPU_EXPERIMENTS:
         device = reference("cpu", folder=folder)
         if device is None:
@@ -212,9 +212,9 @@ def side_by_side(
     if refs is None:
         refs = {_reference(kind, found) for kind in ("cpu", "gpu")}
     measured = compare.entries(experiment, found)
-    title = get(experiment).title
+    title_ = title(experiment)
     if not measured or not compare.rows(measured):
-        return Display(title, message=text("bench.not_measured"))
+        return Display(title_, message=text("bench.not_measured"))
     notes = tuple(
         text(
             "bench.cmp.machine",
@@ -227,7 +227,7 @@ def side_by_side(
     def header(name: str) -> str:
         return text("bench.cmp.yours", name=name) if name in yours else name
 
-    return Display(title, tables=[compare.table(experiment, found, header)], notes=notes)
+    return Display(title_, tables=[compare.table(experiment, found, header)], notes=notes)
 
 
 def machines_figure(experiment: str, *, folder: Folder = None) -> Any:
@@ -241,11 +241,11 @@ def machines_figure(experiment: str, *, folder: Folder = None) -> Any:
 
 def render(entry: Entry, where: str) -> Display:
     """Display one experiment entry: a recorded one, or one a page just measured live."""
-    title, line = f"{get(entry.name).title} · {where}", provenance_line(entry)
+    title_, line = f"{title(entry.name)} · {where}", provenance_line(entry)
     if entry.status != "ok":
         why = text("bench.not_run", reason=entry.reason or entry.status)
-        return Display(title=title, provenance=line, message=why)
-    return Display(title=title, tables=entry.tables, provenance=line)
+        return Display(title=title_, provenance=line, message=why)
+    return Display(title=title_, tables=entry.tables, provenance=line)
 
 
 def entry(experiment: str, device: str | None = None, *, folder: Folder = None) -> Entry | None:

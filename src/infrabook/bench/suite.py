@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from infrabook.bench import attention, fusion, launches, persistent, shapes
 from infrabook.bench.experiment import Experiment
+from infrabook.bench.results import RESULTS
 
 _LISTED = (
     fusion.fusion,
@@ -18,6 +19,8 @@ _LISTED = (
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _LISTED}
 if len(EXPERIMENTS) < len(_LISTED):  # a record keys its entries by name
     raise ValueError(f"two experiments share a name: {[e.name for e in _LISTED]}")
+if list(EXPERIMENTS) != list(RESULTS):  # records and pages follow the results' order
+    raise ValueError(f"the suite lists {list(EXPERIMENTS)}, the results {list(RESULTS)}")
 CPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cpu")
 GPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cuda")
 
