@@ -118,6 +118,19 @@ def test_reading_a_record_imports_no_torch_psutil_or_matplotlib():
     assert out.stdout.strip() == "[]"
 
 
+def test_the_bench_command_imports_torch_only_to_measure():
+    # a bad option, --merge and compare answer at once (security review L2)
+    probe = (
+        "import sys, contextlib; from infrabook.bench import run\n"
+        "for argv in (['--bogus'], ['--merge', '/nonexistent'], ['compare', '/nonexistent']):\n"
+        "    with contextlib.suppress(SystemExit):\n"
+        "        run.main(argv)\n"
+        "print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
 def test_measured_figures_do_not_import_torch():
     # a figure of a record needs matplotlib, not the benchmarks' torch
     probe = "import sys, infrabook.plots.measured; print('torch' in sys.modules)"

@@ -34,12 +34,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import torch
-
 from infrabook.argparse_lang import Parser, argparse_words
-from infrabook.bench import compare, cuda, host, record, report
+from infrabook.bench import compare, record, report
 from infrabook.bench.entry import Record
-from infrabook.bench.suite import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
+from infrabook.bench.results import CPU_EXPERIMENTS, GPU_EXPERIMENTS, RESULTS
 from infrabook.labels import text
 
 #: Above this share of the CPUs busy with other processes, CPU times are noisy: say so.
@@ -58,12 +56,12 @@ def select(only: Sequence[str] | None) -> list[str]:
     ['fusion', 'gpu_swiglu', 'gpu_flash', 'gpu_graphs', 'gpu_persistent']
     """
     wanted: set[str] = set()
-    for name in only or EXPERIMENTS:
-        if name not in (*EXPERIMENTS, "cpu", "gpu"):
-            names = " / ".join(("cpu", "gpu", *EXPERIMENTS))
+    for name in only or RESULTS:
+        if name not in (*RESULTS, "cpu", "gpu"):
+            names = " / ".join(("cpu", "gpu", *RESULTS))
             raise ValueError(text("bench.cli.error.experiment", name=repr(name), names=names))
         wanted.update({"cpu": CPU_EXPERIMENTS, "gpu": GPU_EXPERIMENTS}.get(name, (name,)))
-    return [n for n in EXPERIMENTS if n in wanted]
+    return [n for n in RESULTS if n in wanted]
 
 
 def run_child(command: Sequence[str], limit_s: float) -> str | None:
@@ -92,6 +90,8 @@ def _isolated(
 ) -> int:
     """Each experiment in its own process under its time limit, then the verdicts of the
     records in ``out``, once; 0 when all finished."""
+    from infrabook.bench.suite import EXPERIMENTS  # the experiments import torch
+
     failed = []
     for name in names:
         seconds = limit_s or EXPERIMENTS[name].limit_s
@@ -164,7 +164,7 @@ def comparison(paths: Sequence[Path], book: Path) -> str:
     every = yours | theirs
     parts = [text("bench.cmp.files", paths=", ".join(map(str, paths)))]
     parts += [] if theirs else [text("bench.cmp.none_yet", path=book)]
-    for experiment in EXPERIMENTS:
+    for experiment in RESULTS:
         if compare.entries(experiment, yours):
             shown = report.side_by_side(experiment, found=every, yours=yours, refs=refs)
             parts += [shown.text()] if shown.tables else []
@@ -234,6 +234,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return merge_returned(args.merge, out)
         except ValueError as err:  # a RecordError too: a file there that is not a record
             parser.error(str(err))
+    # measuring needs torch: imported only now, so that a bad option, --merge and compare
+    # answer without it (importing torch takes seconds)
+    import torch
+
+    from infrabook.bench import cuda, host
+    from infrabook.bench.suite import EXPERIMENTS
+
     wanted_gpu = any(n in GPU_EXPERIMENTS for n in names)
     try:
         if wanted_gpu:

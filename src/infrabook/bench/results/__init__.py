@@ -29,8 +29,9 @@ RESULTS: dict[str, type[Results]] = {
         PersistentResults,
     )
 }
-#: The experiments that run on the host CPU (the others need a CUDA GPU).
+#: The experiments that run on the host CPU, and those that need a CUDA GPU.
 CPU_EXPERIMENTS = tuple(name for name, t in RESULTS.items() if t.runs_on == "cpu")
+GPU_EXPERIMENTS = tuple(name for name, t in RESULTS.items() if t.runs_on == "cuda")
 
 
 def results_type(name: str) -> type[Results]:
