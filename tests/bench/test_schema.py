@@ -6,6 +6,7 @@ committed records; and a record that would crash a page is refused when read."""
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import json
 import re
 import shutil
@@ -203,6 +204,9 @@ def values(hint: Any) -> st.SearchStrategy[Any]:
         return st.integers(low, high)
     if base is float:
         return st.floats(ranges[0].low, ranges[0].high, allow_nan=False)
+    if any(isinstance(r, schema.Instant) for r in rules):
+        moments = st.datetimes(dt.datetime(1970, 1, 1), dt.datetime(2999, 12, 31))
+        return moments.map(lambda t: t.strftime("%Y-%m-%dT%H:%M:%SZ"))
     if pattern is not None:
         return st.from_regex(pattern.regex, fullmatch=True).filter(_no_private)
     return st.text("abcxyz0123 -_<[", max_size=min(limit, 40)).filter(_no_private)
@@ -358,7 +362,7 @@ def test_a_provenance_the_record_would_refuse_stops_the_run_before_it_measures(m
     monkeypatch.setattr(host, "cpu_info", lambda: leaky)
     ran = []
     monkeypatch.setattr(EXPERIMENTS["launches"], "run", lambda **kw: ran.append(kw))
-    with pytest.raises(ValueError, match=r"provenance.device.name holds the file path"):
+    with pytest.raises(ValueError, match=r"provenance.device.name holds the path or address"):
         EXPERIMENTS["launches"](quick=True)
     assert ran == []
 
@@ -374,5 +378,62 @@ def test_the_preflight_refuses_a_gpu_whose_record_would_not_be_written(
     spec.loader.exec_module(preflight)
     preflight.dry_merge(fake_gpu)  # the faked H200: its record would be written
     leaky = dataclasses.replace(fake_gpu, host_cpu="Xeon /home/ada/")
-    with pytest.raises(RecordError, match=r"device.host_cpu holds the file path"):
+    with pytest.raises(RecordError, match=r"device.host_cpu holds the path or address"):
         preflight.dry_merge(leaky)
+
+
+# ------------------------------------------------- privacy and plausibility (L4, L5)
+
+
+@pytest.mark.parametrize(
+    "leak",
+    [
+        "C:/Users/ada/x.py", "file:///home/ada/x.py", "\\\\fileserver\\share\\ada",
+        "%USERPROFILE%\\x", "ssh://ada@host/x", "mail ada@example.com", "~ada",
+        "x:/home/ada/", "a./home/ada/",
+    ],
+)  # fmt: skip
+def test_paths_and_addresses_in_free_text_are_refused(leak):
+    data = {"schema": 5, "experiments": {"shapes": {"reason": f"failed: {leak}"}}}
+    with pytest.raises(ValueError, match=r"reason holds the path or address"):
+        validate.check(data, record.RESULTS)
+
+
+def test_the_word_root_passes_whoever_checks(monkeypatch):
+    monkeypatch.setattr(validate.getpass, "getuser", lambda: "root")
+    validate.private_names.cache_clear()
+    try:
+        assert "root" not in validate.private_names()
+        data = _committed()
+        _set(data, "experiments.gpu_flash.reason", "found the root cause")
+        validate.check(data, record.RESULTS)
+    finally:
+        validate.private_names.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("spoil", "why"),
+    [
+        (lambda d: _set(d, "updated", "2026-13-45T99:99:99Z"), r"record.updated must be a UTC"),
+        (
+            lambda d: _set(d, "experiments.fusion.results.paths.eager.timing.p20_s", 1.0),
+            r"Timing needs p20_s <= median_s <= p80_s",
+        ),
+        (
+            lambda d: _set(d, "experiments.fusion.provenance.device.usable_cores", 0),
+            r"device.usable_cores must be from 1 to",
+        ),
+        (
+            lambda d: _set(d, "experiments.fusion.reason", "a\u2028b"),
+            r"fusion.reason holds the control or formatting character LINE SEPARATOR",
+        ),
+    ],
+)
+def test_implausible_values_are_refused(bench_dir, spoil, why):
+    data = _committed()
+    spoil(data)
+    bench_dir.mkdir(parents=True, exist_ok=True)
+    path = bench_dir / "cpu-amd-epyc-2c-c8153f.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(RecordError, match=why):
+        record.read(path)

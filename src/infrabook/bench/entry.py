@@ -31,6 +31,7 @@ from infrabook.bench.schema import (
     MHz,
     Pattern,
     Platform,
+    Positive,
     Range,
     Seconds,
     Share,
@@ -86,12 +87,12 @@ class CpuDevice(Checked):
 
     kind: Literal["cpu"]
     name: Hardware
-    logical_cpus: Count | None
-    usable_cores: Count
-    torch_threads: Count
-    llc_bytes: Bytes | None
-    mem_bytes: Bytes | None
-    mhz: MHz | None
+    logical_cpus: Positive | None
+    usable_cores: Positive
+    torch_threads: Positive
+    llc_bytes: Annotated[int, Range(1, 2**50)] | None
+    mem_bytes: Annotated[int, Range(1, 2**50)] | None
+    mhz: Annotated[float, Range(1, 1e5)] | None
     vector: tuple[Flag, ...]
     machine: Platform
     os: Platform

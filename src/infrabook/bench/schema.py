@@ -13,6 +13,7 @@ zero time, or writes a field nobody declared, fails in its own test), the record
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import math
 import re
 import types
@@ -78,7 +79,22 @@ class MaxLen:
         return f"at most {self.chars:,} characters (it has {len(value):,})"
 
 
-Rule = Range | Pattern | MaxLen
+@dataclass(frozen=True)
+class Instant:
+    """A time's rule: UTC, to the second, with a ``Z``, and on the calendar (no 2026-13-45)."""
+
+    def problem(self, value: Any) -> str | None:
+        """What ``value`` should be, or None when it obeys the rule (or is no string)."""
+        if not isinstance(value, str):
+            return None
+        try:
+            datetime.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+        except ValueError:
+            return "a UTC time such as 2026-11-29T15:03:13Z"
+        return None if len(value) == 20 else "a UTC time such as 2026-11-29T15:03:13Z"
+
+
+Rule = Range | Pattern | MaxLen | Instant
 
 MAX_TEXT = 1000
 MAX_NOTE = 8000
@@ -104,9 +120,7 @@ Load = Annotated[float, Range(0, 1e4)]
 AbsDiff = Annotated[float, Range(0, 1e6)]
 Text = Annotated[str, MaxLen(MAX_TEXT)]
 Ident = Annotated[str, Pattern(r"[A-Za-z_][A-Za-z0-9_]{0,63}", "an identifier")]
-IsoUtc = Annotated[
-    str, Pattern(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "a UTC time such as 2026-11-29T15:03:13Z")
-]
+IsoUtc = Annotated[str, Instant()]
 #: One rule for the commit a producer reads and the one a validator accepts: a short or
 #: full SHA-1 or SHA-256 name.
 COMMIT = r"[0-9a-f]{7,64}"
@@ -132,7 +146,7 @@ def unannotated(hint: Any) -> tuple[Any, tuple[Rule, ...]]:
     """
     if typing.get_origin(hint) is Annotated:
         base, *meta = typing.get_args(hint)
-        return base, tuple(m for m in meta if isinstance(m, Range | Pattern | MaxLen))
+        return base, tuple(m for m in meta if isinstance(m, Range | Pattern | MaxLen | Instant))
     return hint, ()
 
 
@@ -240,6 +254,8 @@ def json_schema(hint: Any, defs: dict[str, Any] | None = None) -> dict[str, Any]
             out |= {"minimum": rule.low, "maximum": rule.high}
         elif isinstance(rule, Pattern):
             out["pattern"] = f"^(?:{rule.regex})$"
+        elif isinstance(rule, Instant):
+            out["pattern"] = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"
         else:
             out["maxLength"] = rule.chars
     return out

@@ -36,6 +36,14 @@ class Timing(Checked):
     p80_s: TimedSeconds
     samples_s: tuple[TimedSeconds, ...] = ()
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.p20_s <= self.median_s <= self.p80_s:
+            raise ValueError(
+                f"Timing needs p20_s <= median_s <= p80_s, got {self.p20_s:g}, "
+                f"{self.median_s:g}, {self.p80_s:g}"
+            )
+
     @classmethod
     def of(cls, samples: Sequence[float]) -> Timing:
         """The statistics of raw repetitions; the samples are kept to 6 significant figures."""

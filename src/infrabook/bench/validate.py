@@ -60,8 +60,16 @@ MAX_DEPTH = 12
 _INT_DIGITS = 20
 
 RECORD_NAME = re.compile(schema.RECORD_NAME)
-#: A file path in free text: absolute (``/home/x/``, ``C:\\``) or in a home folder (``~/``).
-PATH = re.compile(r"(?<![\w.:/])(?:~[\w.-]*/|/(?:[\w.+-]+/)+|[A-Za-z]:\\)")
+#: What names a place or a person in free text: a file path, absolute (/home/x/, a./x/, C:\,
+#: C:/), in a home folder (~/, ~ada), a file:// URL, a Windows share (\\server) or variable
+#: (%USERPROFILE%), an e-mail address or user@host.
+PATH = re.compile(
+    r"(?<![\w:/])(?:~[\w.-]*/|/(?:[\w.+-]+/)+|[A-Za-z]:[\\/])"
+    r"|file://|\\\\[\w.$-]+|%\w+%|[\w.+-]+@[A-Za-z][\w.-]*|~[A-Za-z_][\w.-]*"
+)
+#: User names that name no one: whoever checks a record as one of them (CI runs as root)
+#: would otherwise refuse the word in any record ("the root cause").
+_NOBODY = frozenset({"root", "runner"})
 #: Keys that would name the machine or its user.
 _PRIVATE_KEYS = re.compile(r"(host|node|user|login|home|cwd)(_?name)?|path|dir", re.I)
 #: Host or user names shorter than this are too likely to be a word of free text.
@@ -160,15 +168,15 @@ def private_names() -> frozenset[str]:
     names = {socket.gethostname(), socket.gethostname().split(".")[0]}
     with contextlib.suppress(KeyError, OSError):  # no user for this uid: nothing to leak
         names.add(getpass.getuser())
-    return frozenset(n.lower() for n in names if len(n) >= _MIN_NAME)
+    return frozenset(n.lower() for n in names if len(n) >= _MIN_NAME and n.lower() not in _NOBODY)
 
 
 def _check_private(text: str, path: Path_) -> None:
     found = PATH.search(text)
     if found:
         raise ValueError(
-            f"{_where(path)} holds the file path {shown(found.group())}: "
-            "a record holds no paths (they name users and folders)"
+            f"{_where(path)} holds the path or address {shown(found.group())}: "
+            "a record holds none (they name users, machines and folders)"
         )
     for name in private_names():
         if re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", text.lower()):
@@ -180,11 +188,11 @@ def _check_private(text: str, path: Path_) -> None:
 
 def _check_string(text: str, path: Path_, rules: tuple[schema.Rule, ...]) -> None:
     _check_private(text, path)
-    named = [r for r in rules if isinstance(r, schema.Pattern)]
-    for rule in named:
-        if not re.fullmatch(rule.regex, text):
-            raise ValueError(f"{_where(path)} must be {rule.what}, got {shown(text)}")
-    if not named:
+    for rule in rules:
+        problem = None if isinstance(rule, schema.MaxLen) else rule.problem(text)  # see below
+        if problem:
+            raise ValueError(f"{_where(path)} must be {problem}, got {shown(text)}")
+    if not any(isinstance(r, schema.Pattern | schema.Instant) for r in rules):
         limit = next((r.chars for r in rules if isinstance(r, schema.MaxLen)), schema.MAX_TEXT)
         _check_text(text, path, limit)
 
@@ -349,7 +357,7 @@ def check(data: Any, known: Known) -> None:
     >>> check({"schema": 5, "experiments": {"shapes": {"reason": "failed: /home/ada/x.py"}}}, {})
     Traceback (most recent call last):
     ...
-    ValueError: record.experiments.shapes.reason holds the file path '/home/ada/': ...
+    ValueError: record.experiments.shapes.reason holds the path or address '/home/ada/': ...
     >>> check({"schema": 5, "experiments": {"fusion": {"duration_s": -1.0}}}, {})
     Traceback (most recent call last):
     ...
