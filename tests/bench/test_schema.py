@@ -437,3 +437,17 @@ def test_implausible_values_are_refused(bench_dir, spoil, why):
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RecordError, match=why):
         record.read(path)
+
+
+def test_lists_and_objects_are_capped(bench_dir):
+    """A valid record of 380,000 samples took a second per read on every page (L3)."""
+    with pytest.raises(ValueError, match=r"Timing.samples_s must be at most 10,000 entries"):
+        Timing(1e-3, 1e-3, 1e-3, (1e-3,) * 10_001)
+    data = _committed()
+    timing = _paths(data)["eager"]["timing"]
+    timing["samples_s"] = [timing["median_s"]] * 10_001
+    bench_dir.mkdir(parents=True, exist_ok=True)
+    path = bench_dir / "cpu-amd-epyc-2c-c8153f.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(RecordError, match=r"timing.samples_s must hold at most 10,000 entries"):
+        record.read(path)

@@ -9,7 +9,9 @@ same machine replaces its entries, and ``--machine LABEL`` names a machine apart
 that the recorded facts do not tell from it. Each experiment is
 merged into its machine's record in ``--out`` the moment it finishes, by an atomic file
 replace: stopping the run (Ctrl-C, a kill, a crash, a time-out) loses only the experiment
-in progress, and one that fails (a NaN in its results included) is logged and skipped.
+in progress, and one that fails (a NaN in its results included) is logged and skipped; one
+that the validator refuses is kept in ``<out>/rejected/`` (:func:`infrabook.bench.record.
+keep_rejected`), from where ``--merge`` takes it once the validator is fixed.
 ``--isolate`` runs each experiment in its own process, killed at its time limit, so that a
 hang or a sticky CUDA error costs that experiment alone. ``--merge DIR`` brings the measured
 entries of records made elsewhere (a GPU machine's) into ``--out``. Progress goes to

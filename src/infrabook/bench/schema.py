@@ -94,7 +94,23 @@ class Instant:
         return None if len(value) == 20 else "a UTC time such as 2026-11-29T15:03:13Z"
 
 
-Rule = Range | Pattern | MaxLen | Instant
+@dataclass(frozen=True)
+class MaxItems:
+    """A list's or an object's rule: at most ``items`` entries (a valid record of millions
+    of samples would take seconds to read on every page that shows it)."""
+
+    items: int
+
+    def problem(self, value: Any) -> str | None:
+        """What ``value`` should be, or None when it obeys the rule (or holds no entries)."""
+        if not isinstance(value, list | tuple | dict) or len(value) <= self.items:
+            return None
+        return f"at most {self.items:,} entries (it has {len(value):,})"
+
+
+Rule = Range | Pattern | MaxLen | Instant | MaxItems
+#: The most entries a list or an object of a record holds.
+MAX_ITEMS = 10_000
 
 MAX_TEXT = 1000
 MAX_NOTE = 8000
@@ -146,7 +162,8 @@ def unannotated(hint: Any) -> tuple[Any, tuple[Rule, ...]]:
     """
     if typing.get_origin(hint) is Annotated:
         base, *meta = typing.get_args(hint)
-        return base, tuple(m for m in meta if isinstance(m, Range | Pattern | MaxLen | Instant))
+        rules = Range | Pattern | MaxLen | Instant | MaxItems
+        return base, tuple(m for m in meta if isinstance(m, rules))
     return hint, ()
 
 
@@ -256,6 +273,8 @@ def json_schema(hint: Any, defs: dict[str, Any] | None = None) -> dict[str, Any]
             out["pattern"] = f"^(?:{rule.regex})$"
         elif isinstance(rule, Instant):
             out["pattern"] = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"
+        elif isinstance(rule, MaxItems):
+            out["maxItems" if out.get("type") == "array" else "maxProperties"] = rule.items
         else:
             out["maxLength"] = rule.chars
     return out

@@ -11,10 +11,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Annotated
 
 import numpy as np
 
-from infrabook.bench.schema import Checked, TimedSeconds
+from infrabook.bench.schema import MAX_ITEMS, Checked, MaxItems, TimedSeconds
 from infrabook.checks import check_positive_int
 
 #: The GPU timers' two states of L2: flushed before every call, or left warm by a loop.
@@ -34,7 +35,7 @@ class Timing(Checked):
     median_s: TimedSeconds
     p20_s: TimedSeconds
     p80_s: TimedSeconds
-    samples_s: tuple[TimedSeconds, ...] = ()
+    samples_s: Annotated[tuple[TimedSeconds, ...], MaxItems(MAX_ITEMS)] = ()
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -291,6 +291,7 @@ def _walk(data: Any, hint: Any, path: Path_, known: Known) -> None:
     elif origin is dict:
         if not isinstance(data, dict):
             raise ValueError(f"{_where(path)} must be an object, got {shown(data)}")
+        _check_size(data, rules, path)
         for key, value in data.items():
             _check_key(key, path)
             _walk(key, args[0], (*path, key), known)
@@ -298,10 +299,20 @@ def _walk(data: Any, hint: Any, path: Path_, known: Known) -> None:
     elif origin in (tuple, list):
         if not isinstance(data, list):
             raise ValueError(f"{_where(path)} must be a list, got {shown(data)}")
+        _check_size(data, rules, path)
         for i, value in enumerate(data):
             _walk(value, args[0], (*path, i), known)
     else:
         _scalar(data, base, rules, path)
+
+
+def _check_size(
+    data: list[Any] | dict[str, Any], rules: tuple[schema.Rule, ...], path: Path_
+) -> None:
+    for rule in (r for r in rules if isinstance(r, schema.MaxItems)):
+        problem = rule.problem(data)
+        if problem:
+            raise ValueError(f"{_where(path)} must hold {problem}")
 
 
 def _scalar(data: Any, base: type, rules: tuple[schema.Rule, ...], path: Path_) -> None:

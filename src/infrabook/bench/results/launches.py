@@ -8,7 +8,7 @@ from typing import Annotated, Any, ClassVar
 
 from infrabook.bench.entry import Compared, Device, Params, Results
 from infrabook.bench.results.described import table
-from infrabook.bench.schema import Checked, Count, Pattern, Positive, Text
+from infrabook.bench.schema import MAX_ITEMS, Checked, Count, MaxItems, Pattern, Positive, Text
 from infrabook.bench.timing import Timing
 from infrabook.labels import text
 from infrabook.launches import article_launch_counts
@@ -21,7 +21,7 @@ class Dispatches(Checked):
 
     dispatches: Count
     ops_first_run: tuple[Text, ...]
-    histogram: dict[str, Count]
+    histogram: Annotated[dict[str, Count], MaxItems(MAX_ITEMS)]
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,8 @@ class Submissions(Checked):
     host_launches: Count
     graph_launches: Count
     kernels: Count
-    by_api: dict[str, Count]
-    kernel_names: dict[str, Count]
+    by_api: Annotated[dict[str, Count], MaxItems(MAX_ITEMS)]
+    kernel_names: Annotated[dict[str, Count], MaxItems(MAX_ITEMS)]
     issue: Timing
     total: Timing
 
