@@ -131,6 +131,15 @@ def test_the_bench_command_imports_torch_only_to_measure():
     assert out.stdout.strip() == "False"
 
 
+def test_the_layer_contracts_hold():
+    """pyproject.toml's import-linter contracts: the bench suite's layers, and a records
+    layer that imports nothing that measures (imports inside functions included)."""
+    lint = Path(sys.executable).with_name("lint-imports")
+    out = subprocess.run([str(lint)], capture_output=True, text=True, cwd=PACKAGE.parents[1])
+    assert out.returncode == 0, out.stdout[-3000:]
+    assert "2 kept, 0 broken" in out.stdout
+
+
 def test_measured_figures_do_not_import_torch():
     # a figure of a record needs matplotlib, not the benchmarks' torch
     probe = "import sys, infrabook.plots.measured; print('torch' in sys.modules)"
