@@ -89,7 +89,7 @@ def import_graph(root: Path) -> dict[str, set[str]]:
 
 def test_the_package_has_no_import_cycle():
     graph = import_graph(PACKAGE)
-    assert "infrabook.bench.suite" in graph["infrabook.bench.record"]  # the walk sees edges
+    assert "infrabook.bench.results" in graph["infrabook.bench.record"]  # the walk sees edges
     found = cycles(graph)
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
 
@@ -103,6 +103,41 @@ def test_a_cycle_through_a_function_level_import_is_found(tmp_path):
     (pkg / "sub" / "b.py").write_text("def f():\n    from ..a import x\n")
     (pkg / "c.py").write_text("from . import a\n")
     assert cycles(import_graph(pkg)) == [["pkg.a", "pkg.sub.b"]]
+
+
+def test_reading_a_record_imports_no_torch_psutil_or_matplotlib():
+    # records, their reports and compare are read where nothing is measured (pages, CI)
+    book = PACKAGE.parents[1] / "docs" / "_data" / "bench"
+    probe = (
+        "import sys; from pathlib import Path; "
+        "from infrabook.bench import compare, record, report; "
+        f"[record.read(p) for p in sorted(Path({str(book)!r}).glob('*.json'))]; "
+        "print(sorted({'torch', 'psutil', 'matplotlib'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_bench_command_imports_torch_only_to_measure():
+    # a bad option, --merge and compare answer at once (security review L2)
+    probe = (
+        "import sys, contextlib; from infrabook.bench import run\n"
+        "for argv in (['--bogus'], ['--merge', '/nonexistent'], ['compare', '/nonexistent']):\n"
+        "    with contextlib.suppress(SystemExit):\n"
+        "        run.main(argv)\n"
+        "print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_the_layer_contracts_hold():
+    """pyproject.toml's import-linter contracts: the bench suite's layers, and a records
+    layer that imports nothing that measures (imports inside functions included)."""
+    lint = Path(sys.executable).with_name("lint-imports")
+    out = subprocess.run([str(lint)], capture_output=True, text=True, cwd=PACKAGE.parents[1])
+    assert out.returncode == 0, out.stdout[-3000:]
+    assert "2 kept, 0 broken" in out.stdout
 
 
 def test_measured_figures_do_not_import_torch():

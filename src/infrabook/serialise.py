@@ -1,12 +1,10 @@
-"""Plain JSON values from the package's results and back, for the CLI's ``--json`` and the
-benchmark records."""
+"""Plain JSON values from the package's results, for the CLI's ``--json`` and the benchmark
+records (which are read back by :data:`infrabook.bench.record.CONVERTER`)."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import types
-import typing
 from fractions import Fraction
 from typing import Any
 
@@ -59,51 +57,3 @@ def jsonable(obj: Any, where: str | None = None) -> Any:
     if callable(tolist):
         return jsonable(tolist(), where)
     raise TypeError(f"cannot store {type(obj).__name__} as JSON: {obj!r}")
-
-
-def from_jsonable(hint: Any, data: Any, where: str) -> Any:
-    """The inverse of :func:`jsonable`: parsed JSON ``data`` as a value of type ``hint`` (a
-    dataclass, ``X | None``, ``list``, ``tuple[X, ...]``, ``dict[str, X]``, a scalar or
-    ``Any``), checked all the way down; ``ValueError`` naming ``where`` it is wrong.
-
-    >>> from infrabook.crossover import Regime
-    >>> regime = Regime(65.2, 78.0, "bucketed")
-    >>> from_jsonable(Regime, jsonable(regime), "regime") == regime
-    True
-    >>> from_jsonable(dict[str, int], {"a": "3"}, "x")
-    Traceback (most recent call last):
-    ...
-    ValueError: x.a must be int, got '3'
-    """
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if hint is Any:
-        return data
-    if dataclasses.is_dataclass(hint):
-        if not isinstance(data, dict):
-            raise ValueError(f"{where} must be an object, got {type(data).__name__}")
-        hints, fields = typing.get_type_hints(hint), {f.name: f for f in dataclasses.fields(hint)}
-        if set(data) - set(fields):
-            raise ValueError(f"{where} has unknown fields {sorted(set(data) - set(fields))}")
-        for name, f in fields.items():
-            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            if required and name not in data:
-                raise ValueError(f"{where} lacks the field {name!r}")
-        kwargs = {k: from_jsonable(hints[k], v, f"{where}.{k}") for k, v in data.items()}
-        return typing.cast(Any, hint)(**kwargs)
-    if origin in (types.UnionType, typing.Union):
-        if data is None and type(None) in args:
-            return None
-        (inner,) = (a for a in args if a is not type(None))
-        return from_jsonable(inner, data, where)
-    if origin in (list, tuple, dict):
-        if not isinstance(data, dict if origin is dict else list):
-            kind = "an object" if origin is dict else "a list"
-            raise ValueError(f"{where} must be {kind}, got {type(data).__name__}")
-        if isinstance(data, dict):
-            return {k: from_jsonable(args[1], v, f"{where}.{k}") for k, v in data.items()}
-        items = [from_jsonable(args[0], v, f"{where}[{i}]") for i, v in enumerate(data)]
-        return tuple(items) if origin is tuple else items
-    wanted = (int, float) if hint is float else hint
-    if not isinstance(data, wanted) or (isinstance(data, bool) and hint is not bool):
-        raise ValueError(f"{where} must be {hint.__name__}, got {data!r}")
-    return data

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -170,18 +171,16 @@ def test_bad_sizes_are_refused_not_replaced_by_defaults(call, needle):
     [(["avx", "avx2", "avx512f", "fma"], 64), (["avx", "avx2", "fma"], 32), (["avx"], 16)],
 )
 def test_peak_estimate_counts_the_widest_vector_unit(monkeypatch, flags, per_cycle):
-    monkeypatch.setattr(
-        host, "cpu_info", lambda: {"vector": flags, "mhz": 2000.0, "usable_cores": 3}
-    )
+    cpu = dataclasses.replace(host.cpu_info(), vector=tuple(flags), mhz=2000.0, usable_cores=3)
+    monkeypatch.setattr(host, "cpu_info", lambda: cpu)
     params = {"peak_basis": shapes._peak_basis()}
     assert shapes.ShapesResults.est_peak_gflop_s(params) == pytest.approx(3 * 2.0 * per_cycle)
     assert params["peak_basis"]["per_cycle"] == per_cycle
 
 
 def test_peak_estimate_is_unknown_without_vector_flags(monkeypatch):
-    monkeypatch.setattr(
-        host, "cpu_info", lambda: {"vector": ["neon"], "mhz": 2000.0, "usable_cores": 3}
-    )
+    cpu = dataclasses.replace(host.cpu_info(), vector=("neon",), mhz=2000.0, usable_cores=3)
+    monkeypatch.setattr(host, "cpu_info", lambda: cpu)
     assert shapes._peak_basis() is None
     assert shapes.ShapesResults.est_peak_gflop_s({"peak_basis": None}) is None
 

@@ -34,6 +34,7 @@ from infrabook.bench import (
     shapes,
     timing,
 )
+from infrabook.bench.entry import GitInfo
 from infrabook.bench.experiment import Measured
 from infrabook.bench.suite import get
 from infrabook.bench.timing import Timing
@@ -118,14 +119,26 @@ def test_kernels_are_counted_alike_in_torch_2_11_and_2_13_events():
 _T = Timing(1e-3, 9e-4, 1.1e-3)
 
 
+#: What the fakes' ``**kw`` hides: the parameters the results' methods read.
+_SHAPES_PARAMS = {"k": 8, "n": 8, "reps": 2, "warmup": 1, "prep": "none", "calls": [[4, 1]]}
+_SHAPES_PARAMS |= {"buckets": [4], "compile_error": None, "peak_basis": None}
+_FUSION_PARAMS = {"rows": 2, "cols": 4, "threads": 1, "reps": 2, "warmup": 1, "flush_mib": None}
+
+
 def _shapes(median_s=1e-3):
     t = Timing(median_s, 9e-4, 1.1e-3)
-    return Measured(shapes.ShapesResults({"4": t}, {"generic": _T, "bucketed": _T}))
+    results = shapes.ShapesResults({"4": t}, {"generic": _T, "bucketed": _T})
+    return Measured(results, params=_SHAPES_PARAMS)
 
 
 def _fusion(median_s):
-    eager = fusion.FusionPath(8, False, Timing(median_s, 9e-4, 1.1e-3), True)
-    return Measured(fusion.FusionResults({"eager": eager}))
+    eager = fusion.FusionPath(12, False, Timing(median_s, 9e-4, 1.1e-3), True)
+    paths = {"eager": eager, "numexpr": fusion.FusionPath(8, True, _T), "copy": _copy()}
+    return Measured(fusion.FusionResults(paths), params=_FUSION_PARAMS)
+
+
+def _copy():
+    return fusion.FusionPath(8, None, _T)
 
 
 def test_a_nan_result_fails_its_experiment_alone_naming_the_field(bench_dir, monkeypatch, caplog):
@@ -133,7 +146,7 @@ def test_a_nan_result_fails_its_experiment_alone_naming_the_field(bench_dir, mon
     monkeypatch.setattr(shapes.shapes, "run", lambda **kw: _shapes())
     assert run.main(["--only", "fusion", "shapes"]) == 1
     assert "fusion: FAILED" in caplog.text
-    assert "record.experiments.fusion.results.paths.eager.timing.median_s is nan" in caplog.text
+    assert "Timing.median_s must be a finite number, got nan" in caplog.text  # when measured
     written = record.read(bench_dir / f"{HERE}.json")  # still readable: nothing was stored as null
     assert list(written.experiments) == ["shapes"]
 
@@ -171,7 +184,9 @@ def hang(**kw):
 
 fusion.fusion.run = hang
 results = shapes.ShapesResults({{"4": t}}, {{"generic": t, "bucketed": t}})
-shapes.shapes.run = lambda **kw: Measured(results)
+added = {{"k": 8, "n": 8, "reps": 2, "warmup": 1, "prep": "none", "calls": [[4, 1]],
+         "buckets": [4], "compile_error": None, "peak_basis": None}}
+shapes.shapes.run = lambda **kw: Measured(results, params=added)
 sys.exit(run.main(sys.argv[1:]))
 """
 
@@ -250,7 +265,7 @@ def test_versions_name_cudnn_and_a_nightly_triton(monkeypatch):
     real = host._version
     monkeypatch.setattr(host, "_version", lambda d: None if d == "triton" else real(d) or "3.6.0")
     v = host.versions()
-    assert (v["cuda_runtime"], v["cudnn"], v["triton"]) == ("13.0", "9.15.0", "3.6.0")
+    assert (v.cuda_runtime, v.cudnn, v.triton) == ("13.0", "9.15.0", "3.6.0")
 
 
 def _props(name="NVIDIA H200"):
@@ -280,19 +295,16 @@ def test_gpu_info_has_the_clocks_from_nvml(monkeypatch):
         nvmlDeviceGetHandleByPciBusId=handle,
         NVML_CLOCK_SM=1,
         NVML_CLOCK_MEM=2,
-        nvmlDeviceGetClockInfo=lambda h, kind: {1: 1755, 2: 3201}[kind],
+        nvmlDeviceGetClockInfo=lambda h, kind: {1: 345, 2: 3201}[kind],  # idle: not recorded
         nvmlDeviceGetMaxClockInfo=lambda h, kind: {1: 1980, 2: 3201}[kind],
     )
     monkeypatch.setitem(sys.modules, "pynvml", nvml)
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: _props())
     info = cuda.gpu_info()
     assert asked == ["00000000:1b:00.0"]
-    assert info["driver"] == "580.65" and info["sm_count"] == 132
-    assert (info["sm_clock_mhz"], info["max_sm_clock_mhz"], info["mem_clock_mhz"]) == (
-        1755,
-        1980,
-        3201,
-    )
+    assert info.driver == "580.65" and info.sm_count == 132
+    assert (info.max_sm_clock_mhz, info.max_mem_clock_mhz) == (1980, 3201)
+    assert info.sm_clock_mhz is None and info.mem_clock_mhz is None
 
 
 def test_gpu_clocks_from_nvidia_smi_without_nvml(monkeypatch):
@@ -301,12 +313,10 @@ def test_gpu_clocks_from_nvidia_smi_without_nvml(monkeypatch):
 
     def smi(command, **kwargs):
         calls.append(command)
-        return subprocess.CompletedProcess(command, 0, stdout="1980, 1980, 3201\n")
+        return subprocess.CompletedProcess(command, 0, stdout="1980, 3201\n")
 
     monkeypatch.setattr(cuda.subprocess, "run", smi)
-    assert cuda._clocks("00000000:1b:00.0") == dict(
-        zip(cuda.CLOCKS, (1980, 1980, 3201), strict=True)
-    )
+    assert cuda._clocks("00000000:1b:00.0") == dict(zip(cuda.CLOCKS, (1980, 3201), strict=True))
     assert "--id=00000000:1b:00.0" in calls[0]
 
     def missing(command, **kwargs):
@@ -394,29 +404,19 @@ def test_do_bench_cudagraph_runs_with_the_collector_off(monkeypatch):
     assert seen == [False] and gc.isenabled()
 
 
-def test_a_gpu_without_a_profile_is_said_in_the_log(dry, caplog):
-    rig = dataclasses.replace(dry, info=dry.info | {"name": "NVIDIA H200 NVL"})
+def test_a_gpu_without_a_profile_is_said_in_the_log(dry, gpu_named, caplog):
+    rig = dataclasses.replace(dry, info=gpu_named("NVIDIA H200 NVL"))
     with caplog.at_level(logging.WARNING, "infrabook.bench"):
         attention.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
     assert "no profile of NVIDIA H200 NVL" in caplog.text
 
 
-@pytest.fixture
-def no_git(tmp_path, monkeypatch):
-    """A copied tree: no git checkout around the current directory."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
-    monkeypatch.delenv("INFRABOOK_COMMIT", raising=False)
-    host.git_info.cache_clear()
-    yield tmp_path
-    host.git_info.cache_clear()
-
-
 def test_the_commit_is_passed_in_without_a_git_checkout(no_git, monkeypatch):
-    assert host.git_info()["commit"] is None  # the archive stamp is still "$Format:%H$"
+    got = host.git_info()  # the archive stamp is still "$Format:%H$"
+    assert got.commit is None and got.error == "CalledProcessError: not tracked by git"
     host.git_info.cache_clear()
     monkeypatch.setenv("INFRABOOK_COMMIT", "0123abc")
-    assert host.git_info() == {"commit": "0123abc", "dirty": None, "source": "INFRABOOK_COMMIT"}
+    assert host.git_info() == GitInfo("0123abc", None, source="INFRABOOK_COMMIT")
     host.git_info.cache_clear()
     monkeypatch.setenv("INFRABOOK_COMMIT", "main")
     with pytest.raises(ValueError, match=r"INFRABOOK_COMMIT: expected a git commit .* got 'main'"):
@@ -428,7 +428,7 @@ def test_the_commit_is_read_from_an_archived_package(no_git, monkeypatch):
     commit = "b8970c0" * 5 + "abcde"
     stamp.write_text(commit + "\n")
     monkeypatch.setattr(host, "ARCHIVED_COMMIT", stamp)
-    assert host.git_info() == {"commit": commit, "dirty": None, "source": "archive"}
+    assert host.git_info() == GitInfo(commit, None, source="archive")
 
 
 def test_the_package_carries_an_archive_stamp():

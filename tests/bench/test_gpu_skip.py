@@ -9,6 +9,7 @@ import torch
 
 from infrabook import config
 from infrabook.bench import attention, cuda, fusion, host, launches, persistent, record, report, run
+from infrabook.bench.results import described
 from infrabook.bench.suite import GPU_EXPERIMENTS, get
 from infrabook.labels import text
 
@@ -101,7 +102,7 @@ def test_driver_launch_inside_a_runtime_launch_counts_once():
     ],
 )
 def test_profile_only_for_the_gpu_it_describes(name, key):
-    spec = cuda.profile_for(name)
+    spec = described.profile_for(name)
     assert (spec.key if spec else None) == key
 
 
@@ -113,7 +114,7 @@ def test_gpu_experiments_dry_run(dry):
         persistent.gpu_persistent(rig=dry, shape=(16, 256)),  # 4 tiles of 1024
     ]
     for e in entries:
-        assert e.status == "ok" and e.provenance.device["name"] == "NVIDIA H200"
+        assert e.status == "ok" and e.provenance.device.name == "NVIDIA H200"
     swiglu, flash, graphs, persisted = entries
     assert swiglu.targets[0].id == "gpu_fused_swiglu_bandwidth"
     assert swiglu.results.shapes[0].paths["triton_fused"].max_abs_err_vs_fp32 < 0.1
@@ -159,8 +160,8 @@ def test_gpu_experiments_dry_run(dry):
         report.machines_figure(name)
 
 
-def test_an_unprofiled_gpu_has_no_share_of_a_datasheet_peak(dry):
-    rig = dataclasses.replace(dry, info=dry.info | {"name": "NVIDIA H100 PCIe"})
+def test_an_unprofiled_gpu_has_no_share_of_a_datasheet_peak(dry, gpu_named):
+    rig = dataclasses.replace(dry, info=gpu_named("NVIDIA H100 PCIe"))
     e = attention.gpu_flash(rig=rig, seq_lens=(16,), heads=1, tokens=16, head_dim=16)
     assert e.tables[0].rows[0][8] is None  # % of datasheet peak
 

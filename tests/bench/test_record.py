@@ -13,7 +13,7 @@ import time
 import pytest
 
 from infrabook.bench import fusion, host, launches, record, report, run, shapes
-from infrabook.bench.entry import SCHEMA, Entry, Target, provenance
+from infrabook.bench.entry import SCHEMA, Entry, Target
 from infrabook.bench.record import RecordError
 from infrabook.bench.suite import EXPERIMENTS, get
 from infrabook.bench.timing import Timing
@@ -30,8 +30,23 @@ TINY = {
         launches.Dispatches(15, ("aten.mm.default",), {"aten.mm.default": 15}),
     ),
     "shapes": shapes.ShapesResults({"4": _T}, {"generic": _T, "bucketed": _T}),
-    "fusion": fusion.FusionResults({"eager": fusion.FusionPath(8, False, _T, True)}),
+    "fusion": fusion.FusionResults(
+        {
+            "eager": fusion.FusionPath(12, False, _T, True),
+            "numexpr": fusion.FusionPath(8, True, _T, True),
+            "copy": fusion.FusionPath(8, None, _T),
+        }
+    ),
 }
+#: The parameters each of those results reads (its type's PARAMS).
+TINY_PARAMS = {
+    "launches": {"runs": 3},
+    "shapes": {
+        "k": 8, "n": 8, "reps": 2, "warmup": 1, "prep": "none", "compile_error": None,
+        "calls": [[4, 1]], "buckets": [4], "peak_basis": None,
+    },
+    "fusion": {"rows": 2, "cols": 4, "threads": 1, "reps": 2, "warmup": 1, "flush_mib": 0},
+}  # fmt: skip
 
 
 def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
@@ -39,8 +54,8 @@ def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
         name,
         "ok",
         None,
-        provenance(host.cpu_info(), quick=True),
-        params={"marker": marker},
+        host.provenance(host.cpu_info(), quick=True),
+        params=TINY_PARAMS[name] | {"marker": marker},
         results=TINY[name],
         targets=(Target("cpu_fused_speedup", marker),),
     )
@@ -188,10 +203,10 @@ def _lost_field(text: str) -> str:
         (lambda t: t[: len(t) // 2], "is not valid JSON"),
         (lambda t: "", "is not valid JSON"),
         (_older, "schema 2, this version of infrabook reads schema 5"),
-        (_edit, r"experiments.launches.results must be an object, got str"),
-        (_bad_number, r"experiments.launches.results.eager.dispatches must be int, got '18'"),
+        (_edit, r"experiments.launches.results must be an object, got 'lots'"),
+        (_bad_number, r"launches.results.eager.dispatches must be an integer, got '18'"),
         (_ok_without_results, "experiments.launches is ok but has no results"),
-        (_unknown_field, r"experiments.launches has unknown fields \['values'\]"),
+        (_unknown_field, r"experiments.launches has the unknown field 'values'"),
         (_lost_field, "experiments.launches.provenance lacks the field 'date'"),
         (_unknown_experiment, "record.experiments.fusoin: unknown experiment, or named 'launches'"),
         (lambda t: "[1, 2]", "the file is not a JSON object"),

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from infrabook import config
 from infrabook.bench import attention, fusion, host, launches, record, report, shapes
-from infrabook.bench.entry import Entry, provenance
+from infrabook.bench.entry import Entry
 from infrabook.bench.suite import EXPERIMENTS
 from infrabook.labels import group, text
 
@@ -98,7 +98,7 @@ def test_targets_table(fixture_record):
 
 
 def test_a_skipped_gpu_note_in_the_cpu_record_is_not_a_measurement(bench_dir):
-    prov = provenance(host.cpu_info(), quick=True)
+    prov = host.provenance(host.cpu_info(), quick=True)
     record.merge(CPU, Entry("gpu_flash", "skipped", "no CUDA device", prov))
     assert report.show("gpu_flash").message == text("bench.no_gpu_record")
     shown = report.show("gpu_flash", device=CPU)

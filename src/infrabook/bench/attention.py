@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import tracemalloc
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -15,15 +14,13 @@ import torch
 
 from infrabook import config
 from infrabook.attention_sizes import attention_flop, attention_sizes
-from infrabook.bench.cuda import Rig, bf16, datasheet, profile_for
-from infrabook.bench.entry import Compared, Params, Results, Target
-from infrabook.bench.experiment import Measured, experiment, log, table
-from infrabook.bench.timing import Timing
+from infrabook.bench.cuda import Rig, bf16
+from infrabook.bench.entry import Target
+from infrabook.bench.experiment import Measured, experiment, log
+from infrabook.bench.results.attention import AttentionResults, AttentionRow, FlashResults, FlashRow
+from infrabook.bench.results.described import profile_for
 from infrabook.checks import check_positive_int, check_sizes
-from infrabook.labels import text
 from infrabook.reference_attention import blockwise_attention, naive_attention
-from infrabook.tables import Table
-from infrabook.units import MiB
 
 
 def peak_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, int]:
@@ -48,55 +45,7 @@ def peak_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, 
     return result, peak - base
 
 
-@dataclass(frozen=True)
-class AttentionRow:
-    """Peak bytes of naive and blockwise attention at one L, beside the model's."""
-
-    seq_len: int
-    predicted_naive_bytes: int
-    predicted_blockwise_bytes: int
-    naive_peak_bytes: int
-    blockwise_peak_bytes: int
-    allclose: bool
-    max_abs_diff: float
-
-    @property
-    def ratio(self) -> float:
-        """Blockwise peak over naive peak."""
-        return self.blockwise_peak_bytes / self.naive_peak_bytes
-
-
-@dataclass(frozen=True)
-class AttentionResults(Results):
-    """One row per sequence length."""
-
-    per_seq_len: tuple[AttentionRow, ...]
-
-    def compared(self, params: Params, device: Params) -> Compared:
-        """Naive and blockwise peak MiB at each L, beside the model's."""
-        rows: Compared = {}
-        for r in self.per_seq_len:
-            naive, block = r.predicted_naive_bytes / MiB, r.predicted_blockwise_bytes / MiB
-            rows[text("bench.cmp.naive_mib", L=r.seq_len)] = (naive, r.naive_peak_bytes / MiB)
-            rows[text("bench.cmp.block_mib", L=r.seq_len)] = (block, r.blockwise_peak_bytes / MiB)
-        return rows
-
-    def tables(self, params: Params, device: Params) -> list[Table]:
-        """Model and measured peaks by L."""
-        rows = (
-            (r.seq_len, r.predicted_naive_bytes / MiB, r.naive_peak_bytes / MiB)
-            + (r.predicted_blockwise_bytes / MiB, r.blockwise_peak_bytes / MiB, 100 * r.ratio)
-            + (r.allclose, r.max_abs_diff)
-            for r in self.per_seq_len
-        )
-        p = params
-        title = text("bench.attention.table", d=p["head_dim"], bq=p["block_q"], bk=p["block_k"])
-        keys = "seq_len model_naive_mib naive_peak_mib model_block_mib block_peak_mib"
-        return [table(title, keys + " block_pct allclose max_diff", rows)]
-
-
 @experiment(
-    "cpu",
     AttentionResults,
     full={"seq_lens": (1024, 2048, 4096, 8192), "head_dim": 128},
     quick={"seq_lens": (256, 512, 1024), "head_dim": 128},
@@ -137,65 +86,6 @@ def attention_memory(
     )
 
 
-@dataclass(frozen=True)
-class FlashRow:
-    """The Triton kernel and SDPA at one sequence length."""
-
-    seq_len: int
-    batch: int
-    flop: int
-    max_abs_diff_vs_sdpa: float
-    flash: Timing
-    sdpa: Timing
-    sdpa_backend: str
-
-    def tflop_s(self, kernel: str) -> float:
-        """TFLOP/s of ``flash`` or ``sdpa``."""
-        return self.flop / getattr(self, kernel).median_s / 1e12
-
-    @property
-    def ratio(self) -> float:
-        """Triton's throughput over SDPA's."""
-        return self.tflop_s("flash") / self.tflop_s("sdpa")
-
-    def pct_of(self, peak_tflop_s: float) -> float:
-        """Triton's TFLOP/s as a percentage of ``peak_tflop_s``."""
-        return 100 * self.tflop_s("flash") / peak_tflop_s
-
-
-@dataclass(frozen=True)
-class FlashResults(Results):
-    """One row per sequence length."""
-
-    per_seq_len: tuple[FlashRow, ...]
-
-    def compared(self, params: Params, device: Params) -> Compared:
-        """By L: Triton's TFLOP/s as a share of the GPU's bf16 datasheet peak (model: 100 %,
-        the roofline's ceiling for a compute-bound kernel; only for a GPU ``conf/`` has a
-        profile of) and Triton's throughput over SDPA's, without a model."""
-        peak = datasheet(device, "bf16_dense_tflops")
-        rows: Compared = {}
-        for r in self.per_seq_len:
-            if peak:
-                rows[text("bench.cmp.pct_peak_at", L=r.seq_len)] = (100.0, r.pct_of(peak))
-            rows[text("bench.cmp.vs_sdpa", L=r.seq_len)] = (None, r.ratio)
-        return rows
-
-    def tables(self, params: Params, device: Params) -> list[Table]:
-        """Times, rates and their ratio by L, with the share of the bf16 peak that
-        ``conf/hardware.toml`` gives for this GPU (none for a GPU it has no profile of)."""
-        peak = datasheet(device, "bf16_dense_tflops")
-        rows = (
-            (r.seq_len, r.batch, r.flash.ms, r.tflop_s("flash"), r.sdpa.ms, r.tflop_s("sdpa"))
-            + (r.sdpa_backend, r.ratio, r.pct_of(peak) if peak else None)
-            + (r.max_abs_diff_vs_sdpa,)
-            for r in self.per_seq_len
-        )
-        keys = "seq_len batch triton_ms triton_tflops sdpa_ms sdpa_tflops sdpa_backend"
-        title = text("bench.flash.table", d=params["head_dim"], heads=params["heads"])
-        return [table(title, keys + " triton_vs_sdpa pct_datasheet max_diff_sdpa", rows)]
-
-
 def sdpa_backend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> str:
     """The backend ``scaled_dot_product_attention`` picks for these inputs, as
     :class:`torch.nn.attention.SDPBackend` names it: on sm_90 recent torch tries cuDNN
@@ -215,7 +105,6 @@ _FLASH = {"heads": 16, "tokens": 16384, "head_dim": 128}
 
 
 @experiment(
-    "cuda",
     FlashResults,
     full={"seq_lens": (1024, 2048, 4096, 8192, 16384), **_FLASH},
     quick={"seq_lens": (1024, 8192), **_FLASH},  # 8192: the target's length
@@ -233,9 +122,9 @@ def gpu_flash(
 
     sdpa: Callable[..., torch.Tensor] = torch.nn.functional.scaled_dot_product_attention
     flash: Callable[..., Any] = flash_attention
-    if profile_for(rig.info["name"]) is None:
+    if profile_for(rig.info.name) is None:
         log.warning(
-            "gpu_flash: conf/hardware.toml has no profile of %s: no %% of peak", rig.info["name"]
+            "gpu_flash: conf/hardware.toml has no profile of %s: no %% of peak", rig.info.name
         )
     per_len = []
     for n in check_sizes("seq_lens", seq_lens):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
-import re
 import subprocess
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -24,8 +23,8 @@ from typing import Any
 
 import torch
 
-from infrabook import config
 from infrabook.bench import host
+from infrabook.bench.entry import CudaDevice
 from infrabook.bench.timing import Timing
 
 log = logging.getLogger("infrabook.bench")
@@ -45,7 +44,7 @@ class Rig:
     """Where the GPU experiments run and how they time: :func:`rig` on a real GPU."""
 
     device: str
-    info: dict[str, Any]
+    info: CudaDevice
     flushed: Timer
     unflushed: Timer
     capture: Callable[[Callable[[], Any]], Callable[[], Any]]
@@ -74,27 +73,26 @@ def _driver_version() -> str | None:
         return f"CUDA driver API {version // 1000}.{version % 1000 // 10}" if version else None
 
 
-CLOCKS = ("sm_clock_mhz", "max_sm_clock_mhz", "mem_clock_mhz")
+#: The clocks recorded: the static maxima (see :class:`~infrabook.bench.entry.CudaDevice`).
+CLOCKS = ("max_sm_clock_mhz", "max_mem_clock_mhz")
 
 
 def _clocks(pci_bus_id: str) -> dict[str, int | None]:
-    """The GPU's SM clock now and at most, and its memory clock, in MHz, from NVML, else
-    from ``nvidia-smi``; None where neither answers. A clock below the maximum while idle is
-    normal; one far below it in a record taken under load means the GPU was throttled."""
+    """The GPU's highest SM and memory clocks in MHz, from NVML, else from ``nvidia-smi``;
+    None where neither answers. Maxima, not the clocks now: provenance is made before the
+    timed loops, when an idle GPU clocks down."""
     try:
         import pynvml
 
         pynvml.nvmlInit()
         h = pynvml.nvmlDeviceGetHandleByPciBusId(pci_bus_id)
-        sm, mem = pynvml.NVML_CLOCK_SM, pynvml.NVML_CLOCK_MEM
         got = [
-            pynvml.nvmlDeviceGetClockInfo(h, sm),
-            pynvml.nvmlDeviceGetMaxClockInfo(h, sm),
-            pynvml.nvmlDeviceGetClockInfo(h, mem),
+            pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_SM),
+            pynvml.nvmlDeviceGetMaxClockInfo(h, pynvml.NVML_CLOCK_MEM),
         ]
     except Exception:  # no NVML package or library: ask nvidia-smi
         query = ["nvidia-smi", f"--id={pci_bus_id}", "--format=csv,noheader,nounits"]
-        query.append("--query-gpu=clocks.sm,clocks.max.sm,clocks.mem")
+        query.append("--query-gpu=clocks.max.sm,clocks.max.mem")
         try:
             answer = subprocess.run(query, capture_output=True, text=True, timeout=30, check=True)
             got = [int(v) for v in answer.stdout.split(",")]
@@ -103,24 +101,25 @@ def _clocks(pci_bus_id: str) -> dict[str, int | None]:
     return dict(zip(CLOCKS, got, strict=True))
 
 
-def gpu_info(index: int = 0) -> dict[str, Any]:
-    """Name, driver, SM count, memory, L2 and clocks of the current GPU."""
+def gpu_info(index: int = 0) -> CudaDevice:
+    """Name, driver, SM count, memory, L2 and highest clocks of the current GPU."""
     props = torch.cuda.get_device_properties(index)
     try:  # NVML's index order need not be CUDA's: name the device by its PCI address
         ids = [getattr(props, f"pci_{part}_id") for part in ("domain", "bus", "device")]
         pci: str | None = "{:08x}:{:02x}:{:02x}.0".format(*ids)
     except AttributeError:  # torch too old to say
         pci = None
-    return {
-        "kind": "cuda",
-        "name": props.name,
-        "driver": _driver_version(),
-        "sm_count": props.multi_processor_count,
-        "capability": f"{props.major}.{props.minor}",
-        "memory_bytes": props.total_memory,
-        "l2_bytes": getattr(props, "L2_cache_size", None),
-        "host_cpu": host.cpu_info()["name"],
-    } | (_clocks(pci) if pci else dict.fromkeys(CLOCKS))
+    return CudaDevice(
+        kind="cuda",
+        name=props.name,
+        driver=_driver_version(),
+        sm_count=props.multi_processor_count,
+        capability=f"{props.major}.{props.minor}",
+        memory_bytes=props.total_memory,
+        l2_bytes=getattr(props, "L2_cache_size", None),
+        host_cpu=host.cpu_info().name,
+        **(_clocks(pci) if pci else dict.fromkeys(CLOCKS)),
+    )
 
 
 @contextlib.contextmanager
@@ -245,28 +244,6 @@ def rig() -> Rig:
         log.warning("torch.profiler._utils._init_for_cuda_graphs is gone: see gpu_graphs counts")
     timers = partial(do_bench, True), partial(do_bench, False)
     return Rig("cuda", gpu_info(), *timers, _capture, _profile_counts, torch.cuda.synchronize)
-
-
-def profile_for(name: str) -> config.Device | None:
-    """The ``conf/hardware.toml`` profile whose ``cuda_names`` match the GPU called ``name``.
-
-    >>> profile_for("NVIDIA H100 80GB HBM3").key, profile_for("NVIDIA H100 PCIe")
-    ('h100_sxm', None)
-    """
-    short = name.strip().removeprefix("NVIDIA ").strip()
-    profiles = config.devices().values()
-    return next((d for d in profiles if any(re.fullmatch(p, short) for p in d.cuda_names)), None)
-
-
-def datasheet(device: dict[str, Any], quantity: str) -> float | None:
-    """A figure (``bf16_dense_tflops``, ``dram_tb_s``) of the ``conf/hardware.toml`` profile
-    of the GPU that ``device`` names; None for a GPU it has no profile of.
-
-    >>> datasheet({"name": "NVIDIA H200"}, "dram_tb_s"), datasheet({"name": "x"}, "dram_tb_s")
-    (4.8, None)
-    """
-    spec = profile_for(device["name"])
-    return getattr(spec, quantity).value if spec else None
 
 
 def bf16(rig: Rig, *shape: int, n: int = 2) -> tuple[torch.Tensor, ...]:

@@ -10,10 +10,34 @@ import datetime as _dt
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from infrabook import config
-from infrabook.bench import host
+from infrabook.bench.schema import (
+    MAX_NOTE,
+    RECORD_NAME,
+    Bytes,
+    Capability,
+    Checked,
+    Commit,
+    Count,
+    Driver,
+    Flag,
+    Hardware,
+    Ident,
+    IsoUtc,
+    Load,
+    MaxLen,
+    MHz,
+    Pattern,
+    Platform,
+    Positive,
+    Range,
+    Seconds,
+    Share,
+    Text,
+    Version,
+)
 from infrabook.labels import text
 from infrabook.tables import Table
 
@@ -23,18 +47,22 @@ Params = dict[str, Any]
 Compared = dict[str, tuple[float | None, float | None]]
 
 SCHEMA = 5
-STATUSES = ("ok", "skipped", "failed")
+Status = Literal["ok", "skipped", "failed"]
 
 
-class Results:
+class Results(Checked):
     """What an experiment measured: a frozen dataclass of this kind per experiment, whose
     methods and properties derive what pages quote; ``params`` are the entry's, ``device``
     its provenance's description of the device."""
 
-    #: The experiment these results belong to: set when it is declared.
+    #: The experiment these results belong to, and where it runs: the host CPU or a GPU.
     experiment: ClassVar[str] = ""
+    runs_on: ClassVar[Literal["cpu", "cuda"]] = "cpu"
+    #: The parameters its methods read, and their types: an entry whose results these are
+    #: must hold them (:mod:`infrabook.bench.validate`).
+    PARAMS: ClassVar[dict[str, Any]] = {}
 
-    def tables(self, params: Params, device: Params) -> list[Table]:
+    def tables(self, params: Params, device: Device) -> list[Table]:
         """The tables a page shows."""
         raise NotImplementedError
 
@@ -43,7 +71,7 @@ class Results:
         the experiment these results belong to, filled from ``params``."""
         return text(f"bench.method.{self.experiment}", **params)
 
-    def compared(self, params: Params, device: Params) -> Compared:
+    def compared(self, params: Params, device: Device) -> Compared:
         """What machines are compared on, in the page's language: by row, the book's model
         prediction (None where the book has none) and the measured value; ``device`` is the
         entry's provenance's description of the device. Rows that do not
@@ -53,20 +81,106 @@ class Results:
 
 
 @dataclass(frozen=True)
-class Provenance:
-    """Where, with what and when an experiment ran; ``note`` says what happened since."""
+class CpuDevice(Checked):
+    """The host CPU an experiment ran on (:func:`infrabook.bench.host.cpu_info`); None where
+    the machine does not say."""
 
-    device: dict[str, Any]
-    versions: dict[str, Any]
-    git: dict[str, Any]
-    date: str
-    quick: bool
-    host_load: dict[str, Any]
-    note: str = ""
+    kind: Literal["cpu"]
+    name: Hardware
+    logical_cpus: Positive | None
+    usable_cores: Positive
+    torch_threads: Positive
+    llc_bytes: Annotated[int, Range(1, 2**50)] | None
+    mem_bytes: Annotated[int, Range(1, 2**50)] | None
+    mhz: Annotated[float, Range(1, 1e5)] | None
+    vector: tuple[Flag, ...]
+    machine: Platform
+    os: Platform
 
 
 @dataclass(frozen=True)
-class Target:
+class CudaDevice(Checked):
+    """The GPU an experiment ran on (:func:`infrabook.bench.cuda.gpu_info`).
+
+    Clocks: ``max_sm_clock_mhz`` and ``max_mem_clock_mhz`` are the device's static maxima,
+    the only clocks recorded, since the provenance is made before the timed loops run.
+    ``sm_clock_mhz`` and ``mem_clock_mhz`` were the clocks at that moment: the first H200
+    record (2026-12-04) holds 345 MHz read idle for a GPU that ran at 1980 MHz, so nothing
+    writes them any more; they are declared so that record still reads.
+    """
+
+    kind: Literal["cuda"]
+    name: Hardware
+    driver: Driver | None
+    sm_count: Annotated[int, Range(1, 2**20)]
+    capability: Capability
+    memory_bytes: Bytes
+    l2_bytes: Bytes | None
+    host_cpu: Hardware
+    max_sm_clock_mhz: MHz | None = None
+    max_mem_clock_mhz: MHz | None = None
+    sm_clock_mhz: MHz | None = None
+    mem_clock_mhz: MHz | None = None
+
+
+Device = CpuDevice | CudaDevice
+
+
+@dataclass(frozen=True)
+class GitInfo(Checked):
+    """The project's own commit when the experiment ran, and whether its files had changes
+    (None: unknown); ``source`` says where the commit was read (:func:`infrabook.bench.host.
+    git_info`), ``error`` why there is none. Records made before ``source`` existed lack it."""
+
+    commit: Commit | None
+    dirty: bool | None
+    source: Literal["git", "INFRABOOK_COMMIT", "archive"] | None = None
+    error: Text | None = None
+
+
+@dataclass(frozen=True)
+class HostLoad(Checked):
+    """How busy the host was (:func:`infrabook.bench.host.host_load`): load averages, usable
+    cores, and the fraction of all CPUs that other processes kept busy while this one slept.
+    ``others_busy_before`` is held by records of November 2026 only; nothing writes it."""
+
+    loadavg_1m: Load | None
+    loadavg_5m: Load | None
+    cores: Count
+    others_busy_fraction: Share | None
+    others_busy_before: Share | None = None
+
+
+@dataclass(frozen=True)
+class Versions(Checked):
+    """Python's version and the libraries' the measurements depend on
+    (:func:`infrabook.bench.host.versions`); None for what is not installed. Records of
+    November 2026 lack ``cudnn``."""
+
+    python: Version
+    torch: Version | None
+    triton: Version | None
+    numpy: Version | None
+    numexpr: Version | None
+    cuda_runtime: Version | None
+    cudnn: Version | None = None
+
+
+@dataclass(frozen=True)
+class Provenance(Checked):
+    """Where, with what and when an experiment ran; ``note`` says what happened since."""
+
+    device: Device
+    versions: Versions
+    git: GitInfo
+    date: IsoUtc
+    quick: bool
+    host_load: HostLoad
+    note: Annotated[str, MaxLen(MAX_NOTE)] = ""
+
+
+@dataclass(frozen=True)
+class Target(Checked):
     """What was measured for a target of ``conf/bench_targets.toml``, judged when read
     against the threshold there.
 
@@ -75,8 +189,8 @@ class Target:
     (False, -0.4, None)
     """
 
-    id: str
-    measured: float | None
+    id: Ident
+    measured: Annotated[float, Range(0, 1e6)] | None
 
     def __post_init__(self) -> None:
         if self.id not in config.bench_targets():
@@ -84,6 +198,7 @@ class Target:
             raise ValueError(f"unknown target {self.id!r}: conf/bench_targets.toml has {known}")
         if self.measured is not None and not math.isfinite(self.measured):
             object.__setattr__(self, "measured", None)
+        super().__post_init__()
 
     @classmethod
     def at_seq_len(cls, id: str, rows: Sequence[Any], measure: Callable[[Any], float]) -> Target:
@@ -109,23 +224,19 @@ class Target:
 
 
 @dataclass(frozen=True)
-class Entry:
+class Entry(Checked):
     """One experiment as measured (or why it was not): its call's parameters and what the
     method derived (from which the method is described when read), the typed results and
     the targets."""
 
-    name: str
-    status: str
-    reason: str | None
+    name: Ident
+    status: Status
+    reason: Text | None
     provenance: Provenance
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
     results: Any = None
     targets: tuple[Target, ...] = ()
-    duration_s: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"status must be one of {', '.join(STATUSES)}, got {self.status!r}")
+    duration_s: Seconds = 0.0
 
     @property
     def tables(self) -> list[Table]:
@@ -135,23 +246,16 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Record:
+class Record(Checked):
     """A machine's record: its entries, in suite order; ``device`` is the record's name
     (:func:`machine_name`), which is also its file's."""
 
-    device: str
-    updated: str
-    experiments: dict[str, Entry]
+    device: Annotated[str, Pattern(RECORD_NAME, "a machine name such as 'cpu-amd-epyc-2c-c8153f'")]
+    updated: IsoUtc
+    experiments: dict[Ident, Entry]
     schema: int = SCHEMA
 
 
 def utc_now() -> str:
     """The current UTC time, ISO 8601 to the second, with a ``Z``."""
     return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def provenance(device: dict[str, Any], *, quick: bool) -> Provenance:
-    """Where, with what and when an experiment runs: now, here."""
-    return Provenance(
-        device, host.versions(), dict(host.git_info()), utc_now(), quick, host.host_load()
-    )

@@ -11,14 +11,14 @@ from __future__ import annotations
 import inspect
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from infrabook.bench import cuda, host, validate
-from infrabook.bench.entry import Entry, Params, Results, Target, provenance
-from infrabook.labels import text
-from infrabook.tables import Table
+from infrabook.bench.entry import Entry, Results, Target
+from infrabook.bench.results.described import title
+from infrabook.serialise import jsonable
 
 log = logging.getLogger("infrabook.bench")
 
@@ -57,7 +57,7 @@ class Experiment:
     @property
     def title(self) -> str:
         """The title pages show, in the build's language."""
-        return text(f"bench.title.{self.name}")
+        return title(self.name)
 
     def __call__(self, quick: bool = True, **sizes: Any) -> Entry:
         """Run at the quick sizes (a page's live run) or the full ones, ``sizes`` overriding.
@@ -73,53 +73,41 @@ class Experiment:
                 reason = cuda.unavailable_reason()
                 if reason:
                     log.info("%s: skipped, %s", self.name, reason)
-                    prov = provenance(host.cpu_info(), quick=quick)
+                    prov = host.provenance(host.cpu_info(), quick=quick)
                     return Entry(self.name, "skipped", reason, prov)
                 kwargs["rig"] = cuda.rig()
             device = kwargs["rig"].info
         call = inspect.signature(self.run).bind(**kwargs)
         call.apply_defaults()
+        prov = host.provenance(device or host.cpu_info(), quick=quick)
+        # a provenance the record would refuse stops the run before anything is measured
+        unmeasured = Entry(self.name, "skipped", "not run yet", prov)
+        validate.check_entry(jsonable(unmeasured, self.name), {self.name: self.results})
         m = self.run(**kwargs)
-        prov = provenance(device or host.cpu_info(), quick=quick)
         elapsed = round(time.perf_counter() - started, 3)
         params = {k: v for k, v in call.arguments.items() if k != "rig"} | m.params
         return Entry(self.name, "ok", None, prov, params, m.results, m.targets, elapsed)
 
 
-def table(title: str, keys: str, rows: Iterable[tuple[Any, ...]]) -> Table:
-    """A table whose headers are ``bench.col.<key>`` (:mod:`infrabook.labels`) for each of the
-    space-separated ``keys``.
-
-    >>> table("t", "rows gb_s", [(1, 2.0)]).columns[1]
-    'GB/s'
-    """
-    return Table(title, tuple(text(f"bench.col.{key}") for key in keys.split()), tuple(rows))
-
-
 def experiment(
-    device: Device,
     results: type[Results],
     *,
     full: Mapping[str, Any],
     quick: Mapping[str, Any] | None = None,
     limit_s: float = 600.0,
 ) -> Callable[[Callable[..., Measured]], Experiment]:
-    """Declare an experiment named after the function that measures: its device, its
-    results' type, its full and quick sizes (the full ones unless given), and the seconds
-    after which a run in its own process is killed (``python -m infrabook.bench --isolate``)."""
+    """Declare an experiment named after the function that measures, which must be the
+    name its results type states (as must the device it runs on): its full and quick sizes
+    (the full ones unless given), and the seconds after which a run in its own process is
+    killed (``python -m infrabook.bench --isolate``)."""
 
     def declare(run: Callable[..., Measured]) -> Experiment:
-        results.experiment = run.__name__
+        if results.experiment != run.__name__:
+            raise ValueError(f"{results.__name__} is the results of {results.experiment!r}")
         sizes = dict(full), dict(full if quick is None else quick)
-        return Experiment(run.__name__, device, run, results, *sizes, limit_s)
+        return Experiment(run.__name__, results.runs_on, run, results, *sizes, limit_s)
 
     return declare
-
-
-def timed_method(params: Params, *clauses: str) -> str:
-    """How interleaved repetitions were timed, then ``clauses``, in the page's language."""
-    timed = text("bench.method.interleaved", reps=params["reps"], warmup=params["warmup"])
-    return text("word.list_sep").join((timed, *clauses))
 
 
 def first_line(err: BaseException) -> str:

@@ -9,7 +9,6 @@ import importlib
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -18,110 +17,24 @@ import torch
 from infrabook import config
 from infrabook.bench import host
 from infrabook.bench.cuda import Rig, bf16
-from infrabook.bench.entry import Compared, Params, Results, Target
-from infrabook.bench.experiment import Measured, experiment, first_line, log, table, timed_method
-from infrabook.bench.timing import MODES, Timing, cache_flush, time_interleaved
+from infrabook.bench.entry import Target
+from infrabook.bench.experiment import Measured, experiment, first_line, log
+from infrabook.bench.results.fusion import (
+    FusionPath,
+    FusionResults,
+    SwigluPath,
+    SwigluResults,
+    SwigluShape,
+)
+from infrabook.bench.timing import cache_flush, time_interleaved
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
-from infrabook.labels import text
-from infrabook.tables import Table
 from infrabook.units import MiB
 
 #: The fused expression numexpr evaluates: silu(g) * u written out.
 NUMEXPR_EXPR = "g / (1 + exp(-g)) * u"
 
 _CHAIN = config.scenarios().ffn_chain
-
-
-@dataclass(frozen=True)
-class FusionPath:
-    """One way to get ``z`` (or the copy beside them): modelled bytes, and the timing or why
-    there is none (``reason``: ``skipped: ...`` or ``failed: ...``)."""
-
-    model_bytes: int
-    fused: bool | None  # None: the copy, the bandwidth reference
-    timing: Timing | None = None
-    allclose: bool | None = None
-    reason: str | None = None
-    compile_s: float | None = None
-
-    @property
-    def gb_s(self) -> float:
-        """Model bytes over the median time."""
-        assert self.timing is not None, "a path that did not run has no bandwidth"
-        return self.timing.gb_s(self.model_bytes)
-
-
-@dataclass(frozen=True)
-class FusionResults(Results):
-    """The paths ``eager``, ``compile``, ``numexpr`` and ``copy``, in that order."""
-
-    paths: dict[str, FusionPath]
-
-    def pct_copy(self, name: str) -> float:
-        """A path's GB/s as a percentage of the copy's."""
-        return 100 * self.paths[name].gb_s / self.paths["copy"].gb_s
-
-    def speedup(self, name: str) -> float | None:
-        """Eager's time over the path's (None for the copy, which computes nothing)."""
-        timing, eager = self.paths[name].timing, self.paths["eager"].timing
-        if name == "copy" or timing is None or eager is None:
-            return None
-        return eager.median_s / timing.median_s
-
-    @property
-    def model_speedup(self) -> float:
-        """Unfused model bytes over fused."""
-        fused = next(p.model_bytes for p in self.paths.values() if p.fused)
-        return self.paths["eager"].model_bytes / fused
-
-    @property
-    def best(self) -> str | None:
-        """The fastest fused path that ran."""
-        ran = {n: p.timing.median_s for n, p in self.paths.items() if p.fused and p.timing}
-        return min(ran, key=ran.__getitem__) if ran else None
-
-    def method(self, params: Params) -> str:
-        """Repetitions, the cache flush, and how GB/s is counted."""
-        mib = params["flush_mib"]
-        flush = text("bench.method.flush", mib=mib) if mib else text("bench.method.no_flush")
-        return timed_method(params, flush, text("bench.method.fusion"))
-
-    def compared(self, params: Params, device: Params) -> Compared:
-        """Each fused path's speed-up over eager (model: the bytes' ratio) and each path's
-        bandwidth as a share of the copy's (model: 100 %, every path moving its modelled
-        bytes at copy bandwidth); the copy's GB/s beside them, without a model."""
-        rows: Compared = {}
-        size = f"[{params['rows']}, {params['cols']}]"  # a quick run's rows are not a full one's
-        ran = [n for n, p in self.paths.items() if p.timing is not None]
-        for name in ran:
-            if self.paths[name].fused:
-                row = text("bench.cmp.speedup", what=f"{size} {name}")
-                rows[row] = (self.model_speedup, self.speedup(name))
-        for name in ran:
-            if name != "copy" and "copy" in ran:
-                row = text("bench.cmp.pct_copy", what=f"{size} {name}")
-                rows[row] = (100.0, self.pct_copy(name))
-        if "copy" in ran:
-            rows[f"{size} {text('bench.cmp.copy_gb_s')}"] = (None, self.paths["copy"].gb_s)
-        return rows
-
-    def tables(self, params: Params, device: Params) -> list[Table]:
-        """One row per path, beside the model's speed-up."""
-        rows = []
-        for name, p in self.paths.items():
-            what, t = text(f"bench.fusion.path.{name}"), p.timing
-            measured = (t.ms, t.spread_ms) if t else (None, None)
-            rates = (p.gb_s, self.pct_copy(name)) if t else (None, None)
-            model = {True: self.model_speedup, False: 1.0, None: None}[p.fused]
-            what = what if t else f"{what}({p.reason})"
-            rows.append(
-                (name, what, *measured, p.model_bytes / MiB, *rates, self.speedup(name), model)
-            )
-        size = {"rows": params["rows"], "cols": params["cols"], "cores": params["threads"]}
-        title = text("bench.fusion.table", **size)
-        keys = "path what median_ms spread_ms model_mib gb_s pct_copy speedup_eager model_speedup"
-        return [table(title, keys, rows)]
 
 
 def _swiglu_into(g: torch.Tensor, u: torch.Tensor, z: torch.Tensor) -> None:
@@ -148,7 +61,6 @@ def _compiled(
 
 
 @experiment(
-    "cpu",
     FusionResults,
     full={"rows": _CHAIN.rows, "cols": _CHAIN.cols, "reps": 15, "warmup": 2},
     quick={"rows": _CHAIN.rows // 4, "cols": _CHAIN.cols // 3, "reps": 5, "warmup": 1},
@@ -222,71 +134,10 @@ def _silu_mul(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.silu(g) * u
 
 
-@dataclass(frozen=True)
-class SwigluPath:
-    """One implementation at one shape: modelled bytes, error, and both timings."""
-
-    model_bytes: int
-    max_abs_err_vs_fp32: float
-    flushed: Timing
-    unflushed: Timing
-
-    def gb_s(self, mode: str) -> float:
-        """Model bytes over the median time, L2 ``flushed`` or ``unflushed``."""
-        return getattr(self, mode).gb_s(self.model_bytes)
-
-
-@dataclass(frozen=True)
-class SwigluShape:
-    """The three implementations and the ``copy`` of the fused path's bytes at one shape,
-    and whether the fused working set fits L2."""
-
-    rows: int
-    cols: int
-    fits_l2: bool
-    paths: dict[str, SwigluPath]
-
-    def pct_copy(self, path: SwigluPath, mode: str) -> float:
-        """A path's GB/s as a percentage of the copy's at this shape, both L2 ``flushed``
-        or both ``unflushed``: the same bytes, the same timer, the same L2 state."""
-        return 100 * path.gb_s(mode) / self.paths["copy"].gb_s(mode)
-
-
-@dataclass(frozen=True)
-class SwigluResults(Results):
-    """Each shape."""
-
-    shapes: tuple[SwigluShape, ...]
-
-    def compared(self, params: Params, device: Params) -> Compared:
-        """Each path's bandwidth as a share of the copy's at each shape, L2 flushed and not
-        (model: 100 %, every path moving its modelled bytes at copy bandwidth)."""
-        rows: Compared = {}
-        for s in self.shapes:
-            for name, p in s.paths.items():
-                for mode in MODES if name != "copy" else ():
-                    what = f"[{s.rows}, {s.cols}] {name} · {text(f'bench.l2.{mode}')}"
-                    rows[text("bench.cmp.pct_copy", what=what)] = (100.0, s.pct_copy(p, mode))
-        return rows
-
-    def tables(self, params: Params, device: Params) -> list[Table]:
-        """One row per shape, path and L2 mode."""
-        rows = (
-            (f"[{s.rows}, {s.cols}]", name, text(f"bench.l2.{mode}"), p.model_bytes / MiB)
-            + (getattr(p, mode).us, p.gb_s(mode), s.pct_copy(p, mode))
-            + (s.fits_l2,)
-            for s in self.shapes
-            for name, p in s.paths.items()
-            for mode in MODES
-        )
-        keys = "shape path l2 model_mib median_us gb_s pct_copy fits_l2"
-        return [table(text("bench.swiglu.table"), keys, rows)]
-
-
 _SWIGLU_SHAPES = [(_CHAIN.rows, _CHAIN.cols), (_CHAIN.rows // 4, _CHAIN.cols)]
 
 
-@experiment("cuda", SwigluResults, full={"shapes": _SWIGLU_SHAPES}, limit_s=90)
+@experiment(SwigluResults, full={"shapes": _SWIGLU_SHAPES}, limit_s=90)
 def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]]) -> Measured:
     """Fused Triton SwiGLU vs the unfused Triton pair vs torch eager, bf16.
 
@@ -313,7 +164,7 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]]) -> Measured:
             "triton_unfused": (partial(swiglu_unfused, g, u), unfused_b),
             "torch_eager": (partial(_silu_mul, g, u), unfused_b),
         }
-        timed = {}
+        timed: dict[str, SwigluPath] = {}
         for name, (fn, model_bytes) in paths.items():
             log.info("gpu_swiglu: [%d, %d] %s: flushed, then unflushed ...", rows, cols, name)
             err = (fn().float() - ref).abs().max().item()
@@ -321,7 +172,7 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]]) -> Measured:
         copy = partial(dst.copy_, src)
         copy_err = (copy().float() - src.float()).abs().max().item()
         timed["copy"] = SwigluPath(2 * src.nbytes, copy_err, rig.flushed(copy), rig.unflushed(copy))
-        l2 = rig.info["l2_bytes"]
+        l2 = rig.info.l2_bytes
         measured.append(SwigluShape(rows, cols, l2 is not None and fused_b <= l2, timed))
     results = SwigluResults(tuple(measured))
     fused_pct = measured[0].pct_copy(measured[0].paths["triton_fused"], "flushed")

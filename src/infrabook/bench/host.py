@@ -14,10 +14,21 @@ import re
 import subprocess
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 import psutil
 import torch
+
+from infrabook.bench.entry import (
+    CpuDevice,
+    CudaDevice,
+    GitInfo,
+    HostLoad,
+    Provenance,
+    Versions,
+    utc_now,
+)
+from infrabook.bench.schema import COMMIT
 
 VECTOR_FLAGS = frozenset({"avx", "avx2", "fma", "avx512f", "neon", "sve"})
 
@@ -51,41 +62,41 @@ def llc_bytes() -> int | None:
     return None if best is None else best[1]
 
 
-def cpu_info() -> dict[str, Any]:
+def cpu_info() -> CpuDevice:
     """The host CPU: model, cores, last-level cache, memory, MHz and vector flags."""
     text = _read(Path("/proc/cpuinfo"))
     model = re.search(r"^model name\s*:\s*(.+)$", text, re.M)
     flags = re.search(r"^(?:flags|Features)\s*:\s*(.+)$", text, re.M)
     freq = psutil.cpu_freq()
-    return {
-        "kind": "cpu",
-        "name": model.group(1).strip() if model else (platform.processor() or "unknown CPU"),
-        "logical_cpus": psutil.cpu_count(),
-        "usable_cores": usable_cores(),
-        "torch_threads": torch.get_num_threads(),
-        "llc_bytes": llc_bytes(),
-        "mem_bytes": psutil.virtual_memory().total,
-        "mhz": freq.current if freq and freq.current else None,
-        "vector": sorted(set(flags.group(1).split()) & VECTOR_FLAGS) if flags else [],
-        "machine": platform.machine(),
-        "os": platform.platform(terse=True),
-    }
+    return CpuDevice(
+        kind="cpu",
+        name=model.group(1).strip() if model else (platform.processor() or "unknown CPU"),
+        logical_cpus=psutil.cpu_count(),
+        usable_cores=usable_cores(),
+        torch_threads=torch.get_num_threads(),
+        llc_bytes=llc_bytes(),
+        mem_bytes=psutil.virtual_memory().total,
+        mhz=freq.current if freq and freq.current else None,
+        vector=tuple(sorted(set(flags.group(1).split()) & VECTOR_FLAGS)) if flags else (),
+        machine=platform.machine(),
+        os=platform.platform(terse=True),
+    )
 
 
-def host_load(sample_s: float = 0.25) -> dict[str, Any]:
+def host_load(sample_s: float = 0.25) -> HostLoad:
     """Load average, and the fraction of all CPUs busy over ``sample_s`` seconds while this
     process sleeps (what everything else uses): other work on the machine skews times."""
     one, five, _ = psutil.getloadavg()
     busy = psutil.cpu_percent(interval=sample_s) / 100 if sample_s > 0 else None
-    return {
-        "loadavg_1m": round(one, 2),
-        "loadavg_5m": round(five, 2),
-        "cores": usable_cores(),
-        "others_busy_fraction": None if busy is None else round(busy, 3),
-    }
+    return HostLoad(
+        loadavg_1m=round(one, 2),
+        loadavg_5m=round(five, 2),
+        cores=usable_cores(),
+        others_busy_fraction=None if busy is None else round(busy, 3),
+    )
 
 
-def versions() -> dict[str, str | None]:
+def versions() -> Versions:
     """Versions of Python and of the libraries the measurements depend on, with the CUDA
     runtime and cuDNN that torch was built with (None without CUDA).
 
@@ -94,15 +105,19 @@ def versions() -> dict[str, str | None]:
     Triton's own library functions compiled-only, and the interpreter then cannot call them.
     Nightly torch ships Triton as ``pytorch-triton``.
 
-    >>> v = versions()
-    >>> {"python", "torch", "triton", "cuda_runtime", "cudnn"} <= set(v)
+    >>> versions().python == platform.python_version()
     True
     """
-    out: dict[str, str | None] = {"python": platform.python_version()}
-    for name in ("torch", "triton", "numpy", "numexpr"):
-        out[name] = _version(name) or (_version("pytorch-triton") if name == "triton" else None)
     cudnn = torch.backends.cudnn.version() if torch.version.cuda else None  # e.g. 91500
-    return out | {"cuda_runtime": torch.version.cuda, "cudnn": cudnn and _cudnn_text(cudnn)}
+    return Versions(
+        python=platform.python_version(),
+        torch=_version("torch"),
+        triton=_version("triton") or _version("pytorch-triton"),
+        numpy=_version("numpy"),
+        numexpr=_version("numexpr"),
+        cuda_runtime=torch.version.cuda,
+        cudnn=cudnn and _cudnn_text(cudnn),
+    )
 
 
 def _version(distribution: str) -> str | None:
@@ -123,42 +138,60 @@ def _cudnn_text(version: int) -> str:
     return f"{major}.{version // 100 % (100 if version >= 90000 else 10)}.{version % 100}"
 
 
-#: Where a commit is read when the tree is no git checkout: ``git archive`` (and a forge's
-#: source download) writes the commit into this file (``export-subst`` in .gitattributes).
-ARCHIVED_COMMIT = Path(__file__).resolve().parents[1] / "COMMIT"
+#: The package's own folder: its commit is the one a record names, wherever it runs from.
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+#: Where a commit is read when the package is no git checkout: ``git archive`` (and a
+#: forge's source download) writes the commit into this file (``export-subst`` in
+#: .gitattributes).
+ARCHIVED_COMMIT = PACKAGE_DIR / "COMMIT"
 
 
-def _given_commit() -> tuple[str, str] | None:
+def _given_commit() -> tuple[str, Literal["INFRABOOK_COMMIT", "archive"]] | None:
     """The commit passed in (``$INFRABOOK_COMMIT``) or stamped into the package by ``git
     archive``, with where it came from; ``ValueError`` for a value that is no commit."""
     stamped = _read(ARCHIVED_COMMIT).strip()
-    given = {
-        "INFRABOOK_COMMIT": os.environ.get("INFRABOOK_COMMIT", "").strip(),
-        "archive": "" if stamped.startswith("$Format") else stamped,  # not substituted
-    }
-    for source, value in given.items():
-        if value and not re.fullmatch(r"[0-9a-f]{7,40}", value):
-            raise ValueError(f"{source}: expected a git commit (7 to 40 hex digits), got {value!r}")
+    given: tuple[tuple[Literal["INFRABOOK_COMMIT", "archive"], str], ...] = (
+        ("INFRABOOK_COMMIT", os.environ.get("INFRABOOK_COMMIT", "").strip()),
+        ("archive", "" if stamped.startswith("$Format") else stamped),  # not substituted
+    )
+    for source, value in given:
+        if value and not re.fullmatch(COMMIT, value):
+            raise ValueError(f"{source}: expected a git commit (7 to 64 hex digits), got {value!r}")
         if value:
             return value, source
     return None
 
 
-@cache
-def git_info() -> dict[str, Any]:
-    """The commit checked out in the current directory and whether the work tree had changes
-    (untracked files included). Outside a git checkout (a copied tree, an unpacked archive)
-    the commit passed in as ``$INFRABOOK_COMMIT``, else the one ``git archive`` stamped into
-    the package, with ``dirty`` None (unknown) and ``source`` saying which; else None."""
+def _git(*args: str) -> str:
+    """What ``git -C PACKAGE_DIR ARGS`` prints; ``OSError`` or ``SubprocessError`` if it fails."""
+    command = ["git", "-C", str(PACKAGE_DIR), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=30, check=True).stdout
 
-    command = ["git", "status", "--porcelain=v2", "--branch"]  # "# branch.oid <commit>" first
+
+@cache
+def git_info() -> GitInfo:
+    """The commit of the package's own git checkout and whether its work tree had changes
+    (untracked files included), asked of git only when the package's own files are tracked
+    there: a copy of the project inside some other repository must not record that one's
+    commit. Otherwise the commit passed in as ``$INFRABOOK_COMMIT``, else the one ``git
+    archive`` stamped into the package, with ``dirty`` None (unknown); ``source`` says
+    which. Else no commit, and ``error`` says why."""
     try:
-        lines = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True)
+        _git("ls-files", "--error-unmatch", "--", "__init__.py")  # the package's own file
+        lines = _git("status", "--porcelain=v2", "--branch").splitlines()
     except (OSError, subprocess.SubprocessError) as err:
         given = _given_commit()
         if given:
-            return {"commit": given[0], "dirty": None, "source": given[1]}
-        return {"commit": None, "dirty": None, "error": f"{type(err).__name__}: {err}"}
-    oid = [line.split()[2] for line in lines.stdout.splitlines() if line.startswith("# branch.oid")]
-    changed = [line for line in lines.stdout.splitlines() if not line.startswith("#")]
-    return {"commit": oid[0] if oid and oid[0] != "(initial)" else None, "dirty": bool(changed)}
+            return GitInfo(commit=given[0], dirty=None, source=given[1])
+        # git's own message would name the package's folder, and a record holds no path
+        why = "not tracked by git" if isinstance(err, subprocess.CalledProcessError) else "no git"
+        return GitInfo(commit=None, dirty=None, error=f"{type(err).__name__}: {why}")
+    oid = [line.split()[2] for line in lines if line.startswith("# branch.oid")]
+    changed = [line for line in lines if not line.startswith("#")]
+    commit = oid[0] if oid and oid[0] != "(initial)" else None
+    return GitInfo(commit=commit, dirty=bool(changed), source="git")
+
+
+def provenance(device: CpuDevice | CudaDevice, *, quick: bool) -> Provenance:
+    """Where, with what and when an experiment runs: now, here."""
+    return Provenance(device, versions(), git_info(), utc_now(), quick, host_load())

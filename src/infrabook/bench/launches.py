@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -24,13 +23,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from infrabook import config
 from infrabook.bench.cuda import Rig
-from infrabook.bench.entry import Compared, Params, Results
-from infrabook.bench.experiment import Measured, experiment, log, table
+from infrabook.bench.experiment import Measured, experiment, log
+from infrabook.bench.results.launches import Dispatches, GraphResults, LaunchResults, Submissions
 from infrabook.bench.timing import Timing
 from infrabook.checks import check_positive_int
-from infrabook.labels import text
-from infrabook.launches import article_launch_counts
-from infrabook.tables import Table
 
 #: The fused op's namespace; not ``infrabook``, whose kernels :mod:`infrabook.kernels` registers.
 NAMESPACE = "infrabook_bench"
@@ -117,44 +113,7 @@ def count_runs(ffn: FFN, runs: int, *, fused: bool) -> DispatchCounter:
     return counter
 
 
-@dataclass(frozen=True)
-class Dispatches:
-    """The operators one configuration dispatched over all runs."""
-
-    dispatches: int
-    ops_first_run: tuple[str, ...]
-    histogram: dict[str, int]
-
-
-@dataclass(frozen=True)
-class LaunchResults(Results):
-    """Eager and fused, as counted; the article's counts are beside them when read."""
-
-    eager: Dispatches
-    fused: Dispatches
-
-    def compared(self, params: Params, device: Params) -> Compared:
-        """Dispatches counted, beside the article's kernel counts."""
-        article = {c.name: c.kernels for c in article_launch_counts()}
-        counted = (("eager", self.eager), ("fused", self.fused))
-        what = {n: text(f"bench.launches.{n}") for n, _ in counted}
-        return {
-            text("bench.cmp.dispatches", what=what[n]): (article[n], c.dispatches)
-            for n, c in counted
-        }
-
-    def tables(self, params: Params, device: Params) -> list[Table]:
-        """The operators of one run and the counts, beside the article's."""
-        article = {c.name: c.kernels for c in article_launch_counts()}
-        rows = (
-            (text(f"bench.launches.{n}"), " → ".join(c.ops_first_run), c.dispatches, article[n])
-            for n, c in (("eager", self.eager), ("fused", self.fused))
-        )
-        keys = "configuration ops_one_run dispatches article_kernels"
-        return [table(text("bench.launches.table", runs=params["runs"]), keys, rows)]
-
-
-@experiment("cpu", LaunchResults, full={})
+@experiment(LaunchResults, full={})
 def launches(
     runs: int | None = None, rows: int = 8, d_model: int = 64, d_ff: int = 256
 ) -> Measured:
@@ -173,56 +132,6 @@ def launches(
         LaunchResults(eager, fused),
         params={"runs": runs, "fused_op": "infrabook_bench::swiglu (torch.library.custom_op)"},
     )
-
-
-@dataclass(frozen=True)
-class Submissions:
-    """What the profiler saw of one configuration's runs, and the host's time for them."""
-
-    host_launches: int
-    graph_launches: int
-    kernels: int
-    by_api: dict[str, int]
-    kernel_names: dict[str, int]
-    issue: Timing
-    total: Timing
-
-    @property
-    def undercounted(self) -> bool:
-        """Without a graph every kernel is one host launch: fewer launches than kernels
-        means the profiler missed a launch API (Triton 3.6 launches through
-        ``cuLaunchKernelEx``, which some profiler versions do not report); ``by_api``
-        shows which calls it did see."""
-        return self.graph_launches == 0 and self.host_launches != self.kernels
-
-
-@dataclass(frozen=True)
-class GraphResults(Results):
-    """``eager``, ``graph``, ``fused`` and ``fused+graph``, in that order."""
-
-    configs: dict[str, Submissions]
-
-    def compared(self, params: Params, device: Params) -> Compared:
-        """Host submissions and kernels run per configuration, beside the article's counts."""
-        a = {c.name: c for c in article_launch_counts()}
-        rows: Compared = {}
-        for n, c in self.configs.items():
-            host = c.host_launches + c.graph_launches
-            rows[text("bench.cmp.host", what=n)] = (a[n].host_submissions, host)
-            rows[text("bench.cmp.kernels", what=n)] = (a[n].kernels, c.kernels)
-        return rows
-
-    def tables(self, params: Params, device: Params) -> list[Table]:
-        """Counts and host times beside the article's counts."""
-        a = {c.name: c for c in article_launch_counts()}
-        rows = (
-            (n, c.host_launches, c.graph_launches, c.kernels, a[n].host_submissions)
-            + (a[n].kernels, c.issue.us, c.total.us)
-            for n, c in self.configs.items()
-        )
-        keys = "configuration host_launches graph_launches device_kernels article_host"
-        title = text("bench.graphs.table", runs=params["runs"])
-        return [table(title, keys + " article_kernels issue_us total_us", rows)]
 
 
 def _host_time(
@@ -245,7 +154,7 @@ def _host_time(
 _FFN = {"rows": 64, "d_model": 1024, "d_ff": 4096}
 
 
-@experiment("cuda", GraphResults, full=_FFN | {"reps": 100}, quick=_FFN | {"reps": 20}, limit_s=60)
+@experiment(GraphResults, full=_FFN | {"reps": 100}, quick=_FFN | {"reps": 20}, limit_s=60)
 def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measured:
     """Three FFN runs eager, replayed from a CUDA graph, fused, fused and replayed.
 
@@ -260,10 +169,13 @@ def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measu
     ffn = FFN(rows, d_model, d_ff, dtype=torch.bfloat16, device=rig.device)
     eager, fused = partial(ffn, ffn.x, fused=False), partial(ffn, ffn.x, fused=True, swiglu=swiglu)
     log.info("gpu_graphs: capturing graphs ...")
-    configs: dict[str, Callable[[], object]] = {"eager": eager, "graph": rig.capture(eager)}
+    configs: dict[str, Callable[[], object]] = {
+        "eager": eager,
+        "graph": rig.capture(eager),
+    }
     configs["fused"] = fused
     configs["fused+graph"] = rig.capture(fused)
-    results = {}
+    results: dict[str, Submissions] = {}
     for name, fn in configs.items():
         log.info("gpu_graphs: %s: profiling %d runs, then timing the host ...", name, runs)
         for _ in range(3):

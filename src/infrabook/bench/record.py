@@ -15,18 +15,23 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from infrabook.bench import validate
-from infrabook.bench.entry import SCHEMA, Entry, Record, utc_now
-from infrabook.bench.suite import EXPERIMENTS
+import cattrs
+
+from infrabook.bench import schema, validate
+from infrabook.bench.entry import SCHEMA, CpuDevice, Device, Entry, Record, utc_now
+from infrabook.bench.results import RESULTS
 from infrabook.quoting import printable
 from infrabook.safe_files import FileRefused, read_bounded
-from infrabook.serialise import from_jsonable, jsonable
+from infrabook.serialise import jsonable
+
+log = logging.getLogger("infrabook.bench")
 
 
 class RecordError(ValueError):
@@ -39,8 +44,30 @@ class RecordError(ValueError):
         self.path = path
 
 
+#: Records as typed values and back: strict (an unknown key is refused), and only ever given
+#: what :func:`infrabook.bench.validate.check` has passed.
+CONVERTER = cattrs.Converter(forbid_extra_keys=True)
+
+
+def _said(exc: BaseException, hint: Any) -> str:
+    """A problem as a message says it: a type's own rule in its own words (``ValueError``
+    from a :class:`~infrabook.bench.schema.Checked` type), others in cattrs'."""
+    return str(exc) if type(exc) is ValueError else cattrs.v.format_exception(exc, hint)
+
+
+def _structure(data: Any, hint: Any, where: str) -> Any:
+    """``data`` as a ``hint``; ``ValueError`` of one line naming the field otherwise."""
+    try:
+        return CONVERTER.structure(data, hint)
+    except Exception as err:  # cattrs groups every problem; the first one, in one line
+        grouped = isinstance(err, cattrs.BaseValidationError)
+        problems = cattrs.transform_error(err, where, _said) if grouped else [str(err)]
+        raise ValueError(problems[0]) from None
+
+
 def from_json(data: Any) -> Record:
-    """A :class:`Record` from parsed JSON; ``ValueError`` saying which field is wrong.
+    """A :class:`Record` from parsed JSON that :func:`infrabook.bench.validate.check` has
+    passed; ``ValueError`` saying which field is wrong.
 
     >>> from_json({"schema": 4})
     Traceback (most recent call last):
@@ -53,16 +80,27 @@ def from_json(data: Any) -> Record:
         raise ValueError(
             f"schema {data.get('schema')!r}, this version of infrabook reads schema {SCHEMA}"
         )
-    record = from_jsonable(Record, data, "record")
+    record: Record = _structure(data, Record, "record")
     for name, entry in record.experiments.items():
         where = f"record.experiments.{name}"
-        if name not in EXPERIMENTS or entry.name != name:
+        if name not in RESULTS or entry.name != name:
             raise ValueError(f"{where}: unknown experiment, or named {entry.name!r}")
         if entry.status == "ok" and entry.results is None:
             raise ValueError(f"{where} is ok but has no results")
-        results = from_jsonable(EXPERIMENTS[name].results | None, entry.results, f"{where}.results")
+        results = _structure(entry.results, RESULTS[name] | None, f"{where}.results")
         record.experiments[name] = dataclasses.replace(entry, results=results)
     return record
+
+
+def json_schema() -> dict[str, Any]:
+    """A JSON Schema (draft 2020-12) of a record file, made from the types that declare it,
+    each entry's results as one of the experiments' results types: for contributors' editors
+    and tools. :func:`read` checks more (see :mod:`infrabook.bench.validate`)."""
+    defs: dict[str, Any] = {}
+    top = schema.json_schema(Record, defs)
+    measured = [schema.json_schema(t, defs) for t in RESULTS.values()]
+    defs["Entry"]["properties"]["results"] = {"anyOf": [{"type": "null"}, *measured]}
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **top, "$defs": defs}
 
 
 #: Where the book keeps its records, from the repository's root.
@@ -103,28 +141,29 @@ _IDENTITY = {
 }
 
 
-def machine_name(device: dict[str, Any], label: str | None = None) -> str:
+def machine_name(device: Device, label: str | None = None) -> str:
     """The name of a machine's record: its kind, a few words of its CPU or GPU name, the
     CPU's logical cores, and 6 hex digits of a hash of what tells machines apart (model,
     cores, cache, memory, architecture, vector units; for a GPU its SMs, memory and L2),
     then ``label`` when given, for two machines that those facts do not tell apart.
     The same machine always gets the same name, so a re-run replaces its record.
 
-    >>> cpu = {"kind": "cpu", "name": "Intel(R) Xeon(R) CPU @ 2.20GHz", "logical_cpus": 2}
+    >>> cpu = CpuDevice("cpu", "Intel(R) Xeon(R) CPU @ 2.20GHz", 2, 2, 2, 2**25, 2**34, 2200.0,
+    ...                 ("avx2",), "x86_64", "Linux-6.1-x86_64")
     >>> machine_name(cpu), machine_name(cpu, "Lab box")
-    ('cpu-intel-xeon-2c-b40f72', 'cpu-intel-xeon-2c-b40f72-lab-box')
-    >>> machine_name({"kind": "cuda", "name": "NVIDIA H200", "sm_count": 132})
-    'gpu-h200-bdae84'
+    ('cpu-intel-xeon-2c-bc41a0', 'cpu-intel-xeon-2c-bc41a0-lab-box')
+    >>> from infrabook.bench.entry import CudaDevice
+    >>> machine_name(CudaDevice("cuda", "NVIDIA H200", "580.159.04", 132, "9.0", 150109880320,
+    ...                         62914560, "Intel(R) Xeon(R) Processor"))
+    'gpu-h200-13ac61'
     """
-    kind = device.get("kind")
-    if kind not in _IDENTITY:
-        raise ValueError(f"device kind must be cpu or cuda, got {kind!r}")
-    name = re.sub(r"@.*|\(.*?\)", " ", str(device.get("name") or "unknown"))
+    kind = device.kind
+    name = re.sub(r"@.*|\(.*?\)", " ", device.name)
     words = [w for w in slug(name).split("-") if w not in _FILLER][:3] or ["unknown"]
-    facts = {k: device.get(k) for k in _IDENTITY[kind]}
+    facts = {k: getattr(device, k) for k in _IDENTITY[kind]}
     digest = hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:6]
-    cores = [f"{device['logical_cpus']}c"] if kind == "cpu" and device.get("logical_cpus") else []
-    parts = ["cpu" if kind == "cpu" else "gpu", *words, *cores, digest]
+    cpus = device.logical_cpus if isinstance(device, CpuDevice) else None
+    parts = ["cpu" if kind == "cpu" else "gpu", *words, *([f"{cpus}c"] if cpus else []), digest]
     return "-".join(parts + ([slug(label)] if label else []))
 
 
@@ -162,7 +201,7 @@ def read(path: Path) -> Record | None:
         raise RecordError(path, err.why) from err
     try:
         data = validate.parse(raw)
-        validate.check(data)
+        validate.check(data, RESULTS)
         found = from_json(data)
         if found.device != path.stem:
             raise ValueError(
@@ -205,12 +244,30 @@ def merge(name: str, entry: Entry, folder: Path | None = None) -> Path:
     path = record_path(name, folder)
     old = read(path)
     experiments = (dict(old.experiments) if old else {}) | {entry.name: entry}
-    ordered = {k: experiments[k] for k in EXPERIMENTS if k in experiments}
+    ordered = {k: experiments[k] for k in RESULTS if k in experiments}
     data = {"schema": SCHEMA, "device": name, "updated": utc_now(), "experiments": ordered}
     plain = jsonable(data, "record")  # NaN and what JSON cannot hold: ValueError, TypeError
     try:
-        validate.check(plain)
+        validate.check(plain, RESULTS)
     except ValueError as err:
-        raise RecordError(path, f"not written: {err}") from err
+        kept = keep_rejected(name, entry, path.parent)
+        raise RecordError(path, f"not written: {err} (the entry is kept in {kept})") from err
     write_atomic(path, data)
+    return path
+
+
+def keep_rejected(name: str, entry: Entry, folder: Path) -> Path:
+    """Keep an entry that the validator refused, unchecked, in ``<folder>/rejected/<name>.json``
+    (beside the other entries refused there for that machine): a measurement is never lost
+    to a validator that is wrong, and once it is fixed, ``python -m infrabook.bench --merge
+    <folder>/rejected`` merges what it now accepts."""
+    path = folder / "rejected" / f"{name}.json"
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))["experiments"]
+    except (OSError, ValueError, KeyError, TypeError):  # none yet, or not a record: replaced
+        old = {}
+    experiments = old | {entry.name: entry}
+    data = {"schema": SCHEMA, "device": name, "updated": utc_now(), "experiments": experiments}
+    write_atomic(path, data)
+    log.warning("%s: refused by the validator, kept in %s", entry.name, path)
     return path

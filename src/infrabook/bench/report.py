@@ -21,9 +21,9 @@ from typing import Any
 
 from infrabook import config
 from infrabook.bench import compare, record
-from infrabook.bench.entry import Entry, Record
-from infrabook.bench.experiment import table
-from infrabook.bench.suite import CPU_EXPERIMENTS, get
+from infrabook.bench.entry import CudaDevice, Device, Entry, GitInfo, Record
+from infrabook.bench.results import CPU_EXPERIMENTS, results_type
+from infrabook.bench.results.described import table, title
 from infrabook.labels import text
 from infrabook.tables import Table, markdown_text, number_text
 
@@ -73,7 +73,7 @@ def _resolve(
 ) -> tuple[str | None, Entry | None]:
     """The record to read and the experiment's entry there (None when absent). A CPU
     record's note that a GPU experiment was skipped is not a measurement of it."""
-    get(experiment)
+    results_type(experiment)
     if device is None and experiment in CPU_EXPERIMENTS:
         device = reference("cpu", folder=folder)
         if device is None:
@@ -89,19 +89,17 @@ def _resolve(
     return next((f for f in found if f[1].status == "ok"), found[0] if found else (None, None))
 
 
-def _where(device: dict[str, Any]) -> str:
+def _where(device: Device) -> str:
     """A machine in words: GPU name, SMs and driver, or CPU model and cores."""
-    if device.get("kind") == "cuda":
-        return text(
-            "bench.prov.gpu", name=device["name"], sms=device["sm_count"], driver=device["driver"]
-        )
-    return text("bench.prov.cpu", name=device.get("name"), cores=device.get("usable_cores"))
+    if isinstance(device, CudaDevice):
+        return text("bench.prov.gpu", name=device.name, sms=device.sm_count, driver=device.driver)
+    return text("bench.prov.cpu", name=device.name, cores=device.usable_cores)
 
 
-def _commit(git: dict[str, Any]) -> str:
+def _commit(git: GitInfo) -> str:
     """A commit as a line shows it: 10 hex digits, and whether the tree had changes."""
-    commit = (git.get("commit") or text("word.unknown"))[:10]
-    return commit + (text("bench.prov.dirty") if git.get("dirty") else "")
+    commit = (git.commit or text("word.unknown"))[:10]
+    return commit + (text("bench.prov.dirty") if git.dirty else "")
 
 
 def date_span(dates: Iterable[str]) -> str:
@@ -133,12 +131,14 @@ def provenance_line(entry: Entry, *, method: bool = True) -> str:
     """Device, versions, commit, date, load and (``method``) how it was measured, on one line."""
     prov = entry.provenance
     v = prov.versions
-    libs = ", ".join(f"{k} {v[k]}" for k in ("torch", "triton", "numpy", "numexpr") if v.get(k))
+    libs = ", ".join(
+        f"{k} {getattr(v, k)}" for k in ("torch", "triton", "numpy", "numexpr") if getattr(v, k)
+    )
     parts = [text("bench.prov.measured", where=_where(prov.device)), libs]
     parts += [text("bench.prov.commit", commit=_commit(prov.git)), prov.date]
     load_ = prov.host_load
-    if load_.get("loadavg_1m") is not None:
-        parts.append(text("bench.prov.load", load=load_["loadavg_1m"], cores=load_.get("cores")))
+    if load_.loadavg_1m is not None:
+        parts.append(text("bench.prov.load", load=load_.loadavg_1m, cores=load_.cores))
     parts += [text("bench.prov.quick")] if prov.quick else []
     parts += [text("bench.prov.note")] if prov.note else []  # the note itself: in the file
     if method and entry.status == "ok":
@@ -212,9 +212,9 @@ def side_by_side(
     if refs is None:
         refs = {_reference(kind, found) for kind in ("cpu", "gpu")}
     measured = compare.entries(experiment, found)
-    title = get(experiment).title
+    title_ = title(experiment)
     if not measured or not compare.rows(measured):
-        return Display(title, message=text("bench.not_measured"))
+        return Display(title_, message=text("bench.not_measured"))
     notes = tuple(
         text(
             "bench.cmp.machine",
@@ -227,7 +227,7 @@ def side_by_side(
     def header(name: str) -> str:
         return text("bench.cmp.yours", name=name) if name in yours else name
 
-    return Display(title, tables=[compare.table(experiment, found, header)], notes=notes)
+    return Display(title_, tables=[compare.table(experiment, found, header)], notes=notes)
 
 
 def machines_figure(experiment: str, *, folder: Folder = None) -> Any:
@@ -241,11 +241,11 @@ def machines_figure(experiment: str, *, folder: Folder = None) -> Any:
 
 def render(entry: Entry, where: str) -> Display:
     """Display one experiment entry: a recorded one, or one a page just measured live."""
-    title, line = f"{get(entry.name).title} · {where}", provenance_line(entry)
+    title_, line = f"{title(entry.name)} · {where}", provenance_line(entry)
     if entry.status != "ok":
         why = text("bench.not_run", reason=entry.reason or entry.status)
-        return Display(title=title, provenance=line, message=why)
-    return Display(title=title, tables=entry.tables, provenance=line)
+        return Display(title=title_, provenance=line, message=why)
+    return Display(title=title_, tables=entry.tables, provenance=line)
 
 
 def entry(experiment: str, device: str | None = None, *, folder: Folder = None) -> Entry | None:

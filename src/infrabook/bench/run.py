@@ -9,7 +9,9 @@ same machine replaces its entries, and ``--machine LABEL`` names a machine apart
 that the recorded facts do not tell from it. Each experiment is
 merged into its machine's record in ``--out`` the moment it finishes, by an atomic file
 replace: stopping the run (Ctrl-C, a kill, a crash, a time-out) loses only the experiment
-in progress, and one that fails (a NaN in its results included) is logged and skipped.
+in progress, and one that fails (a NaN in its results included) is logged and skipped; one
+that the validator refuses is kept in ``<out>/rejected/`` (:func:`infrabook.bench.record.
+keep_rejected`), from where ``--merge`` takes it once the validator is fixed.
 ``--isolate`` runs each experiment in its own process, killed at its time limit, so that a
 hang or a sticky CUDA error costs that experiment alone. ``--merge DIR`` brings the measured
 entries of records made elsewhere (a GPU machine's) into ``--out``. Progress goes to
@@ -34,12 +36,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import torch
-
 from infrabook.argparse_lang import Parser, argparse_words
-from infrabook.bench import compare, cuda, host, record, report
+from infrabook.bench import compare, record, report
 from infrabook.bench.entry import Record
-from infrabook.bench.suite import CPU_EXPERIMENTS, EXPERIMENTS, GPU_EXPERIMENTS
+from infrabook.bench.results import CPU_EXPERIMENTS, GPU_EXPERIMENTS, RESULTS
 from infrabook.labels import text
 from infrabook.quoting import quoted
 
@@ -62,12 +62,12 @@ def select(only: Sequence[str] | None) -> list[str]:
     ['fusion', 'gpu_swiglu', 'gpu_flash', 'gpu_graphs', 'gpu_persistent']
     """
     wanted: set[str] = set()
-    for name in only or EXPERIMENTS:
-        if name not in (*EXPERIMENTS, "cpu", "gpu"):
-            names = " / ".join(("cpu", "gpu", *EXPERIMENTS))
+    for name in only or RESULTS:
+        if name not in (*RESULTS, "cpu", "gpu"):
+            names = " / ".join(("cpu", "gpu", *RESULTS))
             raise ValueError(text("bench.cli.error.experiment", name=repr(name), names=names))
         wanted.update({"cpu": CPU_EXPERIMENTS, "gpu": GPU_EXPERIMENTS}.get(name, (name,)))
-    return [n for n in EXPERIMENTS if n in wanted]
+    return [n for n in RESULTS if n in wanted]
 
 
 def run_child(command: Sequence[str], limit_s: float) -> str | None:
@@ -96,6 +96,8 @@ def _isolated(
 ) -> int:
     """Each experiment in its own process under its time limit, then the verdicts of the
     records in ``out``, once; 0 when all finished."""
+    from infrabook.bench.suite import EXPERIMENTS  # the experiments import torch
+
     failed = []
     for name in names:
         seconds = limit_s or EXPERIMENTS[name].limit_s
@@ -168,7 +170,7 @@ def comparison(paths: Sequence[Path], book: Path) -> str:
     every = yours | theirs
     parts = [text("bench.cmp.files", paths=", ".join(map(str, paths)))]
     parts += [] if theirs else [text("bench.cmp.none_yet", path=book)]
-    for experiment in EXPERIMENTS:
+    for experiment in RESULTS:
         if compare.entries(experiment, yours):
             shown = report.side_by_side(experiment, found=every, yours=yours, refs=refs)
             parts += [shown.text()] if shown.tables else []
@@ -241,6 +243,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return merge_returned(args.merge, out)
         except ValueError as err:  # a RecordError too: a file there that is not a record
             parser.error(str(err))
+    # measuring needs torch: imported only now, so that a bad option, --merge and compare
+    # answer without it (importing torch takes seconds)
+    import torch
+
+    from infrabook.bench import cuda, host
+    from infrabook.bench.suite import EXPERIMENTS
+
     wanted_gpu = any(n in GPU_EXPERIMENTS for n in names)
     try:
         if wanted_gpu:
@@ -268,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             if on_gpu:
                 torch.cuda.empty_cache()
-        busy = entry.provenance.host_load.get("others_busy_fraction") or 0.0
+        busy = entry.provenance.host_load.others_busy_fraction or 0.0
         if name in CPU_EXPERIMENTS and busy > BUSY:
             log.warning("%s: other processes kept %.0f%% of the CPUs busy", name, 100 * busy)
         written.add(device)

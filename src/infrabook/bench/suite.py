@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from infrabook.bench import attention, fusion, launches, persistent, shapes
 from infrabook.bench.experiment import Experiment
+from infrabook.bench.results import CPU_EXPERIMENTS, GPU_EXPERIMENTS, RESULTS
+
+__all__ = ["CPU_EXPERIMENTS", "EXPERIMENTS", "GPU_EXPERIMENTS", "get"]
 
 _LISTED = (
     fusion.fusion,
@@ -18,8 +21,8 @@ _LISTED = (
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _LISTED}
 if len(EXPERIMENTS) < len(_LISTED):  # a record keys its entries by name
     raise ValueError(f"two experiments share a name: {[e.name for e in _LISTED]}")
-CPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cpu")
-GPU_EXPERIMENTS = tuple(n for n, e in EXPERIMENTS.items() if e.device == "cuda")
+if list(EXPERIMENTS) != list(RESULTS):  # records and pages follow the results' order
+    raise ValueError(f"the suite lists {list(EXPERIMENTS)}, the results {list(RESULTS)}")
 
 
 def get(name: str) -> Experiment:

@@ -11,9 +11,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Annotated
 
 import numpy as np
 
+from infrabook.bench.schema import MAX_ITEMS, Checked, MaxItems, TimedSeconds
 from infrabook.checks import check_positive_int
 
 #: The GPU timers' two states of L2: flushed before every call, or left warm by a loop.
@@ -21,7 +23,7 @@ MODES = ("flushed", "unflushed")
 
 
 @dataclass(frozen=True)
-class Timing:
+class Timing(Checked):
     """One timed measurement as a record stores it, in seconds. GPU timers report only the
     quantiles; the CPU's also keep the samples.
 
@@ -30,10 +32,18 @@ class Timing:
     (0.002, 5, 0.0018, 0.0044, '1.80–4.40')
     """
 
-    median_s: float
-    p20_s: float
-    p80_s: float
-    samples_s: tuple[float, ...] = ()
+    median_s: TimedSeconds
+    p20_s: TimedSeconds
+    p80_s: TimedSeconds
+    samples_s: Annotated[tuple[TimedSeconds, ...], MaxItems(MAX_ITEMS)] = ()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.p20_s <= self.median_s <= self.p80_s:
+            raise ValueError(
+                f"Timing needs p20_s <= median_s <= p80_s, got {self.p20_s:g}, "
+                f"{self.median_s:g}, {self.p80_s:g}"
+            )
 
     @classmethod
     def of(cls, samples: Sequence[float]) -> Timing:

@@ -5,20 +5,25 @@ strings and numbers, so its contents are untrusted. :func:`parse` turns the file
 into JSON values, refusing what no record needs: more than :data:`MAX_BYTES`, text that is
 not UTF-8, ``NaN`` and ``Infinity`` (JSON has no such numbers; Python's reader would take
 them), integers of more than 20 digits, duplicate keys (a reviewer would see one value and
-the book use the other) and nesting deeper than :data:`MAX_DEPTH`. :func:`check` then looks
-at every value by where it is:
+the book use the other) and nesting deeper than :data:`MAX_DEPTH`. :func:`check` then walks
+the record along its declared types (:class:`~infrabook.bench.entry.Record`, its entries,
+their provenance and each experiment's results type), taking every value's shape, JSON
+type and rule from the field that holds it (:mod:`infrabook.bench.schema`):
 
+- an object has the fields its type declares, no others, and every field without a default;
 - a string that names something (the record's device, dates, the commit, versions, the
   CPU or GPU, the platform) must match the pattern of what it names, so a name cannot
   carry markup: ``<``, ``[``, ``{`` or a backtick are refused there;
 - any other string (a reason, a note, a kernel or operator name) is free text: at most
-  :data:`MAX_TEXT` characters (a note :data:`MAX_NOTE`), one line, no control or
-  invisible formatting characters; it may hold ``<`` or ``[`` (a C++ kernel name does),
-  and pages show it literally (:func:`infrabook.tables.markdown_text`);
+  :data:`~infrabook.bench.schema.MAX_TEXT` characters (or its field's own limit), one line,
+  no control, invisible formatting or line-separator characters; it may hold ``<`` or ``[``
+  (a C++ kernel name does), and pages show it literally
+  (:func:`infrabook.tables.markdown_text`);
 - a key outside ``results`` is an identifier; inside, free text (the profiler's kernel
   names are keys there, and a templated C++ name runs to hundreds of characters);
-- a number is finite, not negative, and inside the range its unit allows (seconds, bytes,
-  a fraction, ...), so no page derives a bandwidth of 1e308 from a time of 1e-300 s.
+- a number is finite and inside its field's range (seconds, bytes, a fraction, ...; by
+  default 0 to 2**53), so no page derives a bandwidth of 1e308 from a time of 1e-300 s.
+  Where a type says ``Any`` (an entry's parameters), these generic rules still apply.
 
 A record also holds nothing private: no string anywhere holds a file path (an absolute
 path, a home folder such as ``~/x``, a Windows drive), no key is named after a host or a
@@ -27,127 +32,54 @@ the machine that checks it (:func:`private_names`): a record is made on the read
 machine, where these are the names that could leak, and checked there before it is written.
 
 Each refusal is a ``ValueError`` of one line naming the field (``record.experiments.fusion.
-provenance.device.name``) and what it should hold; the bad value is quoted shortened.
+provenance.device.name``) and what it should hold; the bad value, and any key that is no
+identifier, is quoted escaped and shortened (:func:`~infrabook.bench.schema.shown`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import getpass
 import json
 import math
 import re
 import socket
+import typing
 import unicodedata
+from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import Any, Literal
+
+from infrabook.bench import schema
+from infrabook.bench.entry import SCHEMA, Entry, Record, Results
+from infrabook.bench.schema import shown
 
 MAX_BYTES = 2 * 2**20
 MAX_DEPTH = 12
-MAX_TEXT = 1000
-MAX_NOTE = 8000
 _INT_DIGITS = 20
 
-#: A record's name: its machine's (:func:`infrabook.bench.record.machine_name`).
-RECORD_NAME = re.compile(r"(cpu|gpu)(-[a-z0-9]+)+")
-#: A file path in free text: absolute (``/home/x/``, ``C:\\``) or in a home folder (``~/``).
-PATH = re.compile(r"(?<![\w.:/])(?:~[\w.-]*/|/(?:[\w.+-]+/)+|[A-Za-z]:\\)")
+RECORD_NAME = re.compile(schema.RECORD_NAME)
+#: What names a place or a person in free text: a file path, absolute (/home/x/, a./x/, C:\,
+#: C:/), in a home folder (~/, ~ada), a file:// URL, a Windows share (\\server) or variable
+#: (%USERPROFILE%), an e-mail address or user@host.
+PATH = re.compile(
+    r"(?<![\w:/])(?:~[\w.-]*/|/(?:[\w.+-]+/)+|[A-Za-z]:[\\/])"
+    r"|file://|\\\\[\w.$-]+|%\w+%|[\w.+-]+@[A-Za-z][\w.-]*|~[A-Za-z_][\w.-]*"
+)
+#: User names that name no one: whoever checks a record as one of them (CI runs as root)
+#: would otherwise refuse the word in any record ("the root cause").
+_NOBODY = frozenset({"root", "runner"})
 #: Keys that would name the machine or its user.
 _PRIVATE_KEYS = re.compile(r"(host|node|user|login|home|cwd)(_?name)?|path|dir", re.I)
 #: Host or user names shorter than this are too likely to be a word of free text.
 _MIN_NAME = 4
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
-_ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
-_HEX_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}")
-_HARDWARE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ().,:@/_+-]{0,127}")
-_PLATFORM = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+_-]{0,127}")
-_DRIVER = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .+_-]{0,63}")
-_CAPABILITY = re.compile(r"\d{1,2}\.\d{1,2}")
-_FLAG = re.compile(r"[a-z0-9_]{1,32}")
+_JSON_TYPES = {str: "a string", bool: "true or false", int: "an integer", float: "a number"}
 
-_NAME_CHARS = "letters, digits, spaces and ( ) . , : @ / _ + -"
-_PROV = ("experiments", "*", "provenance")
-_DEVICE = (*_PROV, "device")
-_UTC = "a UTC time such as 2026-11-29T15:03:13Z"
-#: Strings that name something, by the path that leads to them (``*`` is any one step).
-_NAMED: tuple[tuple[tuple[str, ...], re.Pattern[str], str], ...] = (
-    (("device",), RECORD_NAME, "a machine name such as 'cpu-amd-epyc-2c-c8153f'"),
-    (("updated",), _ISO_UTC, _UTC),
-    (("experiments", "*", "name"), _IDENT, "an experiment's name"),
-    (("experiments", "*", "status"), re.compile("ok|skipped|failed"), "ok, skipped or failed"),
-    (("experiments", "*", "targets", "*", "id"), _IDENT, "a target's id"),
-    ((*_PROV, "date"), _ISO_UTC, _UTC),
-    ((*_PROV, "git", "commit"), _HEX_COMMIT, "a hex git commit"),
-    ((*_PROV, "versions", "*"), _VERSION, "a version such as 2.13.0+cpu"),
-    ((*_DEVICE, "kind"), re.compile("cpu|cuda"), "cpu or cuda"),
-    ((*_DEVICE, "name"), _HARDWARE, f"a CPU or GPU name ({_NAME_CHARS})"),
-    ((*_DEVICE, "host_cpu"), _HARDWARE, f"a CPU name ({_NAME_CHARS})"),
-    ((*_DEVICE, "driver"), _DRIVER, "a driver version"),
-    ((*_DEVICE, "capability"), _CAPABILITY, "a compute capability such as 9.0"),
-    ((*_DEVICE, "machine"), _PLATFORM, "a machine such as x86_64"),
-    ((*_DEVICE, "os"), _PLATFORM, "a platform such as Linux-6.1-x86_64"),
-    ((*_DEVICE, "vector", "*"), _FLAG, "a CPU flag such as avx2"),
-)
-
-#: The range of a number, by the end of the name of the nearest key that has a unit.
-_RANGES: tuple[tuple[str, float, float], ...] = (
-    ("median_s", 1e-9, 1e5),  # a timing: a time of 0 would make an infinite rate
-    ("p20_s", 1e-9, 1e5),
-    ("p80_s", 1e-9, 1e5),
-    ("samples_s", 1e-9, 1e5),
-    ("_s", 0, 1e5),
-    ("_ms", 0, 1e8),
-    ("_bytes", 0, 2**50),
-    ("_mib", 0, 2**30),
-    ("mhz", 0, 1e5),
-    ("_fraction", 0, 1),
-    ("_before", 0, 1),
-    ("loadavg_1m", 0, 1e4),
-    ("loadavg_5m", 0, 1e4),
-    ("measured", 0, 1e6),
-    ("max_abs_diff", 0, 1e6),
-)
-_DEFAULT_RANGE = (0, 2**53)  # counts, sizes, FLOPs: integers a float holds exactly
-
-_INT, _NUM, _STR, _BOOL, _NONE = (int,), (int, float), (str,), (bool,), (type(None),)
-#: The fields of the provenance's free-form objects: their JSON types, and which must be there.
-_OBJECTS: tuple[tuple[tuple[str, ...], dict[str, tuple[type, ...]], frozenset[str]], ...] = (
-    (
-        _DEVICE,
-        {
-            "kind": _STR, "name": _STR, "logical_cpus": _INT + _NONE, "usable_cores": _INT,
-            "torch_threads": _INT, "llc_bytes": _INT + _NONE, "mem_bytes": _INT + _NONE,
-            "mhz": _NUM + _NONE, "vector": (list,), "machine": _STR, "os": _STR,
-            "driver": _STR + _NONE, "sm_count": _INT, "capability": _STR,
-            "memory_bytes": _INT, "l2_bytes": _INT + _NONE, "host_cpu": _STR,
-        },
-        frozenset({"kind", "name"}),
-    ),
-    (
-        (*_PROV, "git"),
-        {"commit": _STR + _NONE, "dirty": _BOOL + _NONE, "error": _STR},
-        frozenset({"commit", "dirty"}),
-    ),
-    (
-        (*_PROV, "host_load"),
-        {
-            "loadavg_1m": _NUM + _NONE, "loadavg_5m": _NUM + _NONE, "cores": _INT,
-            "others_busy_fraction": _NUM + _NONE, "others_busy_before": _NUM + _NONE,
-        },
-        frozenset(),
-    ),
-)  # fmt: skip
-
-
-def shown(value: Any) -> str:
-    """A value as an error message quotes it: its ``repr``, cut to 40 characters.
-
-    >>> shown("x" * 100)
-    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…"
-    """
-    text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+Path_ = tuple[str | int, ...]
+#: The results type of each experiment a record may hold, by name.
+Known = Mapping[str, type[Results]]
 
 
 def _refuse_constant(name: str) -> Any:
@@ -203,21 +135,21 @@ def parse(raw: bytes) -> Any:
         raise ValueError(f"the file is not valid JSON (truncated or hand-edited? {err})") from None
 
 
-def _matches(pattern: tuple[str, ...], path: tuple[str | int, ...]) -> bool:
-    return len(pattern) == len(path) and all(
-        p in ("*", str(k)) for p, k in zip(pattern, path, strict=True)
+def _where(path: Path_) -> str:
+    """A field's name: ``record.experiments.fusion.params``; a key that is no identifier
+    quoted, escaped and shortened (:func:`~infrabook.bench.schema.shown`)."""
+    steps = (
+        f"[{k}]" if isinstance(k, int) else f".{k}" if _IDENT.fullmatch(k) else f"[{shown(k)}]"
+        for k in path
     )
+    return "record" + "".join(steps)
 
 
-def _where(path: tuple[str | int, ...]) -> str:
-    return "record" + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in path)
-
-
-def _check_text(text: str, path: tuple[str | int, ...], limit: int) -> None:
+def _check_text(text: str, path: Path_, limit: int) -> None:
     if len(text) > limit:
         raise ValueError(f"{_where(path)} has {len(text):,} characters, at most {limit:,} allowed")
     for char in text:
-        if unicodedata.category(char).startswith("C"):
+        if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp"):
             name = unicodedata.name(char, f"U+{ord(char):04X}")
             raise ValueError(
                 f"{_where(path)} holds the control or formatting character {name}: "
@@ -236,15 +168,15 @@ def private_names() -> frozenset[str]:
     names = {socket.gethostname(), socket.gethostname().split(".")[0]}
     with contextlib.suppress(KeyError, OSError):  # no user for this uid: nothing to leak
         names.add(getpass.getuser())
-    return frozenset(n.lower() for n in names if len(n) >= _MIN_NAME)
+    return frozenset(n.lower() for n in names if len(n) >= _MIN_NAME and n.lower() not in _NOBODY)
 
 
-def _check_private(text: str, path: tuple[str | int, ...]) -> None:
+def _check_private(text: str, path: Path_) -> None:
     found = PATH.search(text)
     if found:
         raise ValueError(
-            f"{_where(path)} holds the file path {shown(found.group())}: "
-            "a record holds no paths (they name users and folders)"
+            f"{_where(path)} holds the path or address {shown(found.group())}: "
+            "a record holds none (they name users, machines and folders)"
         )
     for name in private_names():
         if re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", text.lower()):
@@ -254,85 +186,202 @@ def _check_private(text: str, path: tuple[str | int, ...]) -> None:
             )
 
 
-def _check_string(text: str, path: tuple[str | int, ...]) -> None:
+def _check_string(text: str, path: Path_, rules: tuple[schema.Rule, ...]) -> None:
     _check_private(text, path)
-    for pattern, form, what in _NAMED:
-        if _matches(pattern, path):
-            if not form.fullmatch(text):
-                raise ValueError(f"{_where(path)} must be {what}, got {shown(text)}")
+    for rule in rules:
+        problem = None if isinstance(rule, schema.MaxLen) else rule.problem(text)  # see below
+        if problem:
+            raise ValueError(f"{_where(path)} must be {problem}, got {shown(text)}")
+    if not any(isinstance(r, schema.Pattern | schema.Instant) for r in rules):
+        limit = next((r.chars for r in rules if isinstance(r, schema.MaxLen)), schema.MAX_TEXT)
+        _check_text(text, path, limit)
+
+
+def _check_number(value: float, path: Path_, rules: tuple[schema.Rule, ...]) -> None:
+    for rule in [r for r in rules if isinstance(r, schema.Range)] or [schema.DEFAULT_RANGE]:
+        problem = rule.problem(value)
+        if problem:
+            raise ValueError(f"{_where(path)} must be {problem}, got {shown(value)}")
+
+
+def _check_key(key: str, path: Path_) -> None:
+    """A key of an object at ``path``: never a host, user or path name; inside an
+    experiment's results free text (kernel names), elsewhere an identifier."""
+    if _PRIVATE_KEYS.fullmatch(key):
+        raise ValueError(
+            f"{_where(path)} has the key {shown(key)}: a record holds no host "
+            "name, user name or path"
+        )
+    if len(path) >= 3 and path[0] == "experiments" and path[2] == "results":
+        _check_text(key, (*path, key), schema.MAX_TEXT)
+        _check_private(key, (*path, key))
+    elif not _IDENT.fullmatch(key):
+        raise ValueError(f"{_where(path)} has a key that is no identifier: {shown(key)}")
+
+
+def _results_type(name: Any, path: Path_, known: Known) -> Any:
+    """The results type of the experiment called ``name``."""
+    if name not in known:
+        raise ValueError(
+            f"{_where((*path, 'name'))} must be one of {', '.join(known)}, got {shown(name)}"
+        )
+    return known[name]
+
+
+def _check_params(entry: dict[str, Any], path: Path_, known: Known) -> None:
+    """The parameters a measured entry's results read (their ``PARAMS``) are there, each of
+    its type: pages divide by them and index with them."""
+    params, where = entry.get("params", {}), (*path, "params")
+    for key, hint in _results_type(entry.get("name"), path, known).PARAMS.items():
+        if key not in params:
+            raise ValueError(f"{_where(where)} lacks the parameter {key!r}")
+        _walk(params[key], hint, (*where, key), known)
+
+
+def _check_object(data: Any, cls: type, path: Path_, known: Known) -> None:
+    if not isinstance(data, dict):
+        raise ValueError(f"{_where(path)} must be an object, got {shown(data)}")
+    fields = schema.field_types(cls)
+    for key in data:
+        _check_key(key, path)
+        if key not in fields:
+            raise ValueError(f"{_where(path)} has the unknown field {shown(key)}")
+    for key, value in data.items():
+        if (cls, key) == (Entry, "results"):
+            _walk(value, _results_type(data.get("name"), path, known) | None, (*path, key), known)
+        else:
+            _walk(value, fields[key], (*path, key), known)
+    missing = sorted(schema.required(cls) - set(data))
+    if missing:
+        raise ValueError(f"{_where(path)} lacks the field {missing[0]!r}")
+    if cls is Entry and data.get("status") == "ok":
+        _check_params(data, path, known)
+
+
+def _arm(arms: list[Any], data: Any, path: Path_) -> Any:
+    """Which type of a union of dataclasses ``data`` is: the one whose ``kind`` it names."""
+    kinds = {typing.get_args(schema.field_types(a)["kind"])[0]: a for a in arms}
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if kind not in kinds:
+        raise ValueError(
+            f"{_where((*path, 'kind'))} must be one of {', '.join(kinds)}, got {shown(kind)}"
+        )
+    return kinds[kind]
+
+
+def _walk(data: Any, hint: Any, path: Path_, known: Known) -> None:
+    """Check ``data`` as a value of type ``hint`` at ``path``, all the way down."""
+    if len(path) > MAX_DEPTH:
+        raise ValueError(f"{_where(path)} nests deeper than {MAX_DEPTH} levels")
+    base, rules = schema.unannotated(hint)
+    origin, args = typing.get_origin(base), typing.get_args(base)
+    if schema.is_union(base):
+        if data is None and type(None) in args:
             return
-    _check_text(text, path, MAX_NOTE if path[-1:] == ("note",) else MAX_TEXT)
-
-
-def _check_number(value: float, path: tuple[str | int, ...]) -> None:
-    if not math.isfinite(value):
-        raise ValueError(f"{_where(path)} must be a finite number, got {value!r}")
-    names = [k for k in path if isinstance(k, str)][-2:]
-    low, high = next(
-        ((lo, hi) for name in reversed(names) for end, lo, hi in _RANGES if name.endswith(end)),
-        _DEFAULT_RANGE,
-    )
-    if not low <= value <= high:
-        raise ValueError(f"{_where(path)} must be from {low:g} to {high:g}, got {shown(value)}")
-
-
-def _check_object(data: dict[str, Any], path: tuple[str | int, ...]) -> None:
-    for pattern, fields, required in _OBJECTS:
-        if not _matches(pattern, path):
-            continue
-        if pattern == _DEVICE and data.get("kind") == "cuda":
-            required |= {"sm_count", "driver"}  # a GPU's provenance line names them
-        missing = sorted(required - set(data))
-        if missing:
-            raise ValueError(f"{_where(path)} lacks the field {missing[0]!r}")
+        arms = [a for a in args if a is not type(None)]
+        _walk(data, arms[0] if len(arms) == 1 else _arm(arms, data, path), path, known)
+    elif base is Any:
+        _generic(data, path)
+    elif dataclasses.is_dataclass(base) and isinstance(base, type):
+        _check_object(data, base, path, known)
+    elif origin is Literal:
+        if data not in args or isinstance(data, bool) != isinstance(args[0], bool):
+            choices = ", ".join(str(a) for a in args)
+            raise ValueError(f"{_where(path)} must be one of {choices}, got {shown(data)}")
+    elif origin is dict:
+        if not isinstance(data, dict):
+            raise ValueError(f"{_where(path)} must be an object, got {shown(data)}")
+        _check_size(data, rules, path)
         for key, value in data.items():
-            if key not in fields:
-                raise ValueError(f"{_where(path)} has the unknown field {shown(key)}")
-            kinds = fields[key]
-            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-                names = " or ".join("null" if k is type(None) else k.__name__ for k in kinds)
-                raise ValueError(f"{_where((*path, key))} must be {names}, got {shown(value)}")
+            _check_key(key, path)
+            _walk(key, args[0], (*path, key), known)
+            _walk(value, args[1], (*path, key), known)
+    elif origin in (tuple, list):
+        if not isinstance(data, list):
+            raise ValueError(f"{_where(path)} must be a list, got {shown(data)}")
+        _check_size(data, rules, path)
+        for i, value in enumerate(data):
+            _walk(value, args[0], (*path, i), known)
+    else:
+        _scalar(data, base, rules, path)
 
 
-def check(data: Any, path: tuple[str | int, ...] = ()) -> None:
-    """Check parsed record JSON all the way down (see the module's description); the first
-    bad value raises ``ValueError`` naming its field.
+def _check_size(
+    data: list[Any] | dict[str, Any], rules: tuple[schema.Rule, ...], path: Path_
+) -> None:
+    for rule in (r for r in rules if isinstance(r, schema.MaxItems)):
+        problem = rule.problem(data)
+        if problem:
+            raise ValueError(f"{_where(path)} must hold {problem}")
 
-    >>> check({"device": "cpu-amd-epyc-2c-c8153f", "updated": "2026-11-29T15:03:13Z"})
-    >>> check({"device": "<b>cpu</b>"})
-    Traceback (most recent call last):
-    ...
-    ValueError: record.device must be a machine name such as '...', got '<b>cpu</b>'
-    >>> check({"experiments": {"shapes": {"reason": "failed: /home/ada/x.py"}}})
-    Traceback (most recent call last):
-    ...
-    ValueError: record.experiments.shapes.reason holds the file path '/home/ada/': ...
-    >>> check({"experiments": {"fusion": {"duration_s": -1.0}}})
-    Traceback (most recent call last):
-    ...
-    ValueError: record.experiments.fusion.duration_s must be from 0 to 100000, got -1.0
-    """
+
+def _scalar(data: Any, base: type, rules: tuple[schema.Rule, ...], path: Path_) -> None:
+    if isinstance(data, float) and not math.isfinite(data):
+        raise ValueError(f"{_where(path)} must be a finite number, got {data!r}")
+    wanted = (int, float) if base is float else (base,)
+    if not isinstance(data, wanted) or (isinstance(data, bool) and base is not bool):
+        raise ValueError(f"{_where(path)} must be {_JSON_TYPES[base]}, got {shown(data)}")
+    if isinstance(data, str):
+        _check_string(data, path, rules)
+    elif isinstance(data, int | float) and not isinstance(data, bool):
+        _check_number(data, path, rules)
+
+
+def _generic(data: Any, path: Path_) -> None:
+    """What every value obeys where its type says nothing (``Any``)."""
     if len(path) > MAX_DEPTH:
         raise ValueError(f"{_where(path)} nests deeper than {MAX_DEPTH} levels")
     if isinstance(data, dict):
-        _check_object(data, path)
-        in_results = len(path) >= 3 and path[0] == "experiments" and path[2] == "results"
         for key, value in data.items():
-            if _PRIVATE_KEYS.fullmatch(key):
-                raise ValueError(
-                    f"{_where(path)} has the key {shown(key)}: a record holds no host "
-                    "name, user name or path"
-                )
-            if in_results:
-                _check_text(key, (*path, key), MAX_TEXT)
-                _check_private(key, (*path, key))
-            elif not _IDENT.fullmatch(key):
-                raise ValueError(f"{_where(path)} has a key that is no identifier: {shown(key)}")
-            check(value, (*path, key))
+            _check_key(key, path)
+            _generic(value, (*path, key))
     elif isinstance(data, list):
         for i, value in enumerate(data):
-            check(value, (*path, i))
+            _generic(value, (*path, i))
     elif isinstance(data, str):
-        _check_string(data, path)
+        _check_string(data, path, ())
     elif isinstance(data, int | float) and not isinstance(data, bool):
-        _check_number(data, path)
+        _check_number(data, path, ())
+
+
+def check_entry(data: Any, known: Known) -> None:
+    """Check one parsed entry as :func:`check` checks it inside a record: before an
+    experiment runs, its provenance is checked this way, so that a record that would be
+    refused is known before anything is measured."""
+    _walk(
+        data, Entry, ("experiments", str(data.get("name") if isinstance(data, dict) else "")), known
+    )
+
+
+def check(data: Any, known: Known) -> None:
+    """Check a parsed record all the way down, along its declared types (see the module's
+    description), each entry's results as the type ``known`` gives for its experiment; the
+    first bad value raises ``ValueError`` naming its field.
+
+
+    >>> check({"schema": 5, "device": "cpu-amd-epyc-2c-c8153f",
+    ...        "updated": "2026-11-29T15:03:13Z", "experiments": {}}, {})
+    >>> check({"schema": 5, "device": "<b>cpu</b>"}, {})
+    Traceback (most recent call last):
+    ...
+    ValueError: record.device must be a machine name such as '...', got '<b>cpu</b>'
+    >>> check({"schema": 5, "experiments": {"shapes": {"reason": "failed: /home/ada/x.py"}}}, {})
+    Traceback (most recent call last):
+    ...
+    ValueError: record.experiments.shapes.reason holds the path or address '/home/ada/': ...
+    >>> check({"schema": 5, "experiments": {"fusion": {"duration_s": -1.0}}}, {})
+    Traceback (most recent call last):
+    ...
+    ValueError: record.experiments.fusion.duration_s must be from 0 to 100000, got -1.0
+    >>> check({"schema": 5, "\x1b]0;x": 1}, {})
+    Traceback (most recent call last):
+    ...
+    ValueError: record has a key that is no identifier: '\\x1b]0;x'
+    """
+    if not isinstance(data, dict):
+        raise ValueError("the file is not a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise ValueError(
+            f"schema {shown(data.get('schema'))}, this version of infrabook reads schema {SCHEMA}"
+        )
+    _walk(data, Record, (), known)

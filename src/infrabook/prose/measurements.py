@@ -9,7 +9,7 @@ from typing import Any
 
 from infrabook import config
 from infrabook.bench import report
-from infrabook.bench.suite import CPU_EXPERIMENTS
+from infrabook.bench.results import CPU_EXPERIMENTS
 from infrabook.labels import text
 
 #: The experiments the appendix draws one figure of each, by glue name.
