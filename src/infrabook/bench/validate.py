@@ -121,6 +121,8 @@ _OBJECTS: tuple[tuple[tuple[str, ...], dict[str, tuple[type, ...]], frozenset[st
             "mhz": _NUM + _NONE, "vector": (list,), "machine": _STR, "os": _STR,
             "driver": _STR + _NONE, "sm_count": _INT, "capability": _STR,
             "memory_bytes": _INT, "l2_bytes": _INT + _NONE, "host_cpu": _STR,
+            "sm_clock_mhz": _INT + _NONE, "max_sm_clock_mhz": _INT + _NONE,
+            "mem_clock_mhz": _INT + _NONE,
         },
         frozenset({"kind", "name"}),
     ),
