@@ -99,6 +99,7 @@ def measured(folder: Any = None) -> dict[str, str]:
         "gm_graph_total_us": f"{graph.total.us:.0f}",
         "gm_fused_issue_us": f"{fused.issue.us:.0f}",
         "gm_fused_total_us": f"{fused.total.us:.0f}",
+        "gm_fewer_kernels": str(eager.kernels - fused.kernels),
         "gm_both_total_us": f"{both.total.us:.0f}",
         "gm_speedup": f"{eager.total.median_s / graph.total.median_s:.1f}",
         "gm_saving": f"{1 - graph.total.median_s / eager.total.median_s:.0%}",
