@@ -53,8 +53,9 @@ def _check(op: str, g: torch.Tensor, u: torch.Tensor, block_size: int) -> int:
 
 def resident_on(device: torch.device) -> int:
     """Programs of :data:`NUM_WARPS` warps a CUDA GPU holds at once: its SMs x the programs
-    one SM's thread limit admits (the persistent kernel is small in registers and uses no
-    shared memory, so the thread limit binds)."""
+    one SM's thread limit admits. The kernel uses no shared memory; should its registers
+    admit fewer, the surplus programs wait for a free slot, as one program per tile's do
+    (not measured yet: the H200 record predates this default)."""
     props = torch.cuda.get_device_properties(device)
     per_sm = props.max_threads_per_multi_processor // (WARP * NUM_WARPS)
     return props.multi_processor_count * per_sm
