@@ -373,7 +373,7 @@ def gpu_values(folder: Any = None) -> dict[str, str]:
     )
     bound = flash.attainable_tflops(spec)
     return {
-        "c3g_dev": spec.name,
+        "c3g_dev": entry.provenance.device["name"],
         "c3g_backend": at.sdpa_backend,
         "c3g_L": f"{at.seq_len:,}",
         "c3g_flash_tflops": f"{at.tflop_s('flash'):.0f}",

@@ -221,7 +221,7 @@ def gpu_check(folder: Any = None) -> dict[str, str]:
     nominal_us = lower_bound_s(fused.traffic, 0, spec) * 1e6
     copy_tb_s = shape.paths["copy"].model_bytes / t["copy"] / 1e6
     return {
-        "c2g_dev": spec.name,
+        "c2g_dev": name,
         "c2g_shape": f"[{rows}, {cols}]",
         "c2g_eager_us": f"{t['torch_eager']:.1f}",
         "c2g_fused_us": f"{t['triton_fused']:.1f}",
