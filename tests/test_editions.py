@@ -208,7 +208,8 @@ def test_edition_check_catches_residue_in_prose(tmp_path):
     _site(
         clean,
         "<p>原文所用的 NVIDIA RTX PRO 6000 Blackwell，见 <em>How to Scale Your Model</em>。</p>"
-        "<pre>print(x ** 2)</pre><p><code>`</code></p>",
+        "<pre>print(x ** 2)</pre><p><code>`</code></p>"
+        "<footer><p>记录 <span>gpu-h200-13ac61.json</span>、rtx_pro_6000-x.json</p></footer>",
         "<p>The article's device is the <strong>NVIDIA RTX PRO 6000 Blackwell</strong>.</p>",
     )
     assert editions.problems(clean) == []

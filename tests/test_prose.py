@@ -7,8 +7,10 @@ bf16 tensor), Python's own ``fractions`` for the softmax trace, and counting by 
 
 from __future__ import annotations
 
+import json
 import re
 from fractions import Fraction
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pytest
@@ -24,6 +26,7 @@ from infrabook.prose import (
     fusion,
     glue_all,
     graph_replay,
+    measurements,
     misconceptions,
     persistent,
     self_test,
@@ -40,6 +43,12 @@ VALUE_FUNCTIONS = {
     "decision": lambda: decision.tie_table()[1],
     "conclusion": conclusion.values,
     "graph_replay": lambda: graph_replay.ffn_kernels() | graph_replay.exercises(),
+    "graph_replay.gpu": graph_replay.measured,
+    "persistent.gpu": persistent.measured,
+    "fusion.gpu": fusion.gpu_check,
+    "attention.gpu": attention.gpu_values,
+    "audit.gpu": audit.gpu_values,
+    "measurements.gpu": measurements.gpu_verdicts,
     "self_test": self_test.values,
 }
 # ASCII words allowed in the Chinese edition: units, identifiers, dtypes and device names.
@@ -170,3 +179,63 @@ def test_attention_exercise_trace_matches_fractions() -> None:
     exps, vals = attention.EXERCISE_EXPS, attention.EXERCISE_VALUES
     mean = Fraction(sum(w * v for w, v in zip(exps, vals, strict=True)), sum(exps))
     assert attention.exercises()["ex3_result"] == str(mean)
+
+
+# The GPU chapters' claims, against the reference GPU record read as plain JSON.
+def _gpu_record() -> dict:
+    ref = next(r for r in config.bench_references().values() if r.kind == "gpu").record
+    path = Path(__file__).parent.parent / "docs" / "_data" / "bench" / f"{ref}.json"
+    return json.loads(path.read_text(encoding="utf-8"))["experiments"]
+
+
+def test_persistent_prose_matches_the_record() -> None:
+    variants = _gpu_record()["gpu_persistent"]["results"]["variants"]
+    t = {n: v["timing"]["median_s"] for n, v in variants.items()}
+    v = persistent.measured()
+    # the page says one program per SM is slower, and by how much
+    assert t["persistent_1x_sm"] > t["persistent_4x_sm"] > t["per_tile"]
+    assert v["pkm_slow_1x"] == f"{t['persistent_1x_sm'] / t['per_tile']:.1f}"
+    # Little's law by hand: needed bytes = copy bandwidth x (time per tile of one program)
+    one = variants["persistent_1x_sm"]
+    latency = t["persistent_1x_sm"] * one["programs"] / one["tiles"]
+    copy = _gpu_record()["gpu_swiglu"]["results"]["shapes"][0]["paths"]["copy"]
+    needed = copy["model_bytes"] / copy["flushed"]["median_s"] * latency
+    assert v["pkm_needed_mib"] == f"{needed / 2**20:.1f}"
+    assert v["pkm_tile_kib"] == "6"  # G and U read, Z written: 3 x 1024 bf16 elements
+
+
+def test_graph_replay_prose_matches_the_record() -> None:
+    configs = _gpu_record()["gpu_graphs"]["results"]["configs"]
+    v = graph_replay.measured()
+    eager, graph, fused = configs["eager"], configs["graph"], configs["fused"]
+    assert (v["gm_eager_kernels"], v["gm_graph_host"]) == (str(eager["kernels"]), "3")
+    # the page says the fused path's host time is longer than eager's
+    assert fused["issue"]["median_s"] > eager["issue"]["median_s"]
+    split = sum(n for k, n in eager["kernel_names"].items() if "splitKreduce" in k)
+    assert v["gm_splitk_kernels"] == str(split) == str(eager["kernels"] - 18)
+    ratio = eager["total"]["median_s"] / graph["total"]["median_s"]
+    assert v["gm_speedup"] == f"{ratio:.1f}"
+    launch_us = eager["issue"]["median_s"] / eager["host_launches"] * 1e6
+    assert v["gm_launch_us"] == f"{launch_us:.1f}" == f"{graph_replay.launch_costs()[0]:.1f}"
+
+
+def test_fusion_gpu_check_fit_is_negative_and_below_the_byte_model() -> None:
+    row = _gpu_record()["gpu_swiglu"]["results"]["shapes"][0]
+    t = {p: row["paths"][p]["flushed"]["median_s"] * 1e6 for p in ("torch_eager", "triton_fused")}
+    v = fusion.gpu_check()
+    # t = n c + D/B with (n, D) = (2, 120 MiB) and (1, 72 MiB), eliminated by hand
+    per_mib = (t["torch_eager"] - 2 * t["triton_fused"]) / (120 - 2 * 72)
+    c = t["triton_fused"] - 72 * per_mib
+    assert c < 0 and v["c2g_fit_c"] == f"{c:.1f}".replace("-", "−")
+    assert t["torch_eager"] / t["triton_fused"] < 120 / 72
+
+
+def test_attention_gpu_prose_matches_the_record() -> None:
+    rows = _gpu_record()["gpu_flash"]["results"]["per_seq_len"]
+    v = attention.gpu_values()
+    assert {r["sdpa_backend"] for r in rows} == {v["c3g_backend"]}  # "every length"
+    best = max(r["flop"] / r["sdpa"]["median_s"] / 1e12 for r in rows)
+    bound = float(v["c3g_intensity"]) * float(v["c3g_dram"])
+    assert best > float(v["c3g_bound"]) and abs(float(v["c3g_bound"]) - bound) < 1
+    at = next(r for r in rows if r["seq_len"] == 8192)
+    assert at["sdpa"]["median_s"] / at["flash"]["median_s"] < 0.9  # the target is missed

@@ -156,6 +156,21 @@ def conf_keys() -> set[str]:
     return set(config.devices())
 
 
+def conf_key_used(key: str, text: str) -> bool:
+    """Whether ``key`` stands in ``text`` as a word of its own, where a device's name belongs.
+
+    A key inside a longer name (a record file ``gpu-h200-13ac61.json``, an identifier) is part
+    of that name: a reader sees the file's name, not the key.
+
+    >>> conf_key_used("h200", "测于h200：")
+    True
+    >>> conf_key_used("h200", "记录 gpu-h200-13ac61.json（2026-12-04）")
+    False
+    """
+    name = r"[A-Za-z0-9_-]"  # ASCII: a Chinese character beside the key does not hide it
+    return re.search(rf"(?<!{name}|\.){re.escape(key)}(?!{name}|\.[A-Za-z0-9])", text) is not None
+
+
 def english_sentences(text: str) -> list[str]:
     """Runs of English words that read as a sentence, not as a name or a term.
 
@@ -184,7 +199,7 @@ def residue(path: Path, chinese: bool, keys: set[str]) -> list[str]:
     if "`" in text:
         at = text.index("`")
         found.append(f"literal ` (inline code left unparsed): {text[max(0, at - 20) : at + 20]!r}")
-    used = sorted(k for k in keys if re.search(rf"\b{re.escape(k)}\b", text))
+    used = sorted(k for k in keys if conf_key_used(k, text))
     if used:
         found.append(f"conf keys instead of device names: {used}")
     if chinese and (english := english_sentences(text)):

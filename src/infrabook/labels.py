@@ -209,7 +209,8 @@ LABELS: dict[str, str] = {
         "GPU：融合 SwiGLU（冲 L2，原文形状）的带宽，占实测拷贝带宽的百分比"
     ),
     "bench.target.gpu_flash_vs_sdpa_8192": (
-        "GPU：L=8192、d=128、bf16 时 Triton FlashAttention 与 SDPA 的吞吐之比"
+        "GPU：L=8192、d=128、bf16 时 Triton FlashAttention 与 SDPA 默认后端（H200 上是 cuDNN）"
+        "的吞吐之比"
     ),
     "bench.cli.description": "运行 infrabook 的基准测试套件",
     "bench.cli.quick": "缩小的规模（几秒钟）",
@@ -988,6 +989,7 @@ LABELS: dict[str, str] = {
     "prose.audit.col.article_claim": "原文的说法",
     "prose.audit.col.article": "原文",
     "prose.audit.col.recomputed": "复算",
+    "prose.audit.col.measured": "实测（{device}）",
     "prose.audit.note": "注",
     "prose.audit.col.device": "设备",
     "prose.audit.col.dram": "显存 TB/s",
@@ -1097,6 +1099,13 @@ LABELS: dict[str, str] = {
     "prose.persistent.per_tile": "每块一个程序",
     "prose.persistent.persistent": "常驻",
     "prose.persistent.bitwise": "逐位相等：",
+    "prose.persistent.little.title": "利特尔定律：每种启动方式在途的字节，与它们推出的往返时间",
+    "prose.persistent.little.col.variant": "变体",
+    "prose.persistent.little.col.programs": "程序数",
+    "prose.persistent.little.col.in_flight_programs": "最多同时驻留的程序",
+    "prose.persistent.little.col.in_flight_mib": "在途 MiB",
+    "prose.persistent.little.col.tb_s": "实测 TB/s",
+    "prose.persistent.little.col.latency_us": "推出的往返 μs",
     # ---- end of prose.persistent --------------------------------------------------------------
     # ---- prose.self_test: chapter 9's traced softmax ---------------------------------------
     "prose.self_test.step": "第 {n} 个：r = {r}，m = {m}，ℓ = {l}，u = {u}",

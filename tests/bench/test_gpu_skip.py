@@ -129,6 +129,8 @@ def test_gpu_experiments_dry_run(dry):
     assert flash.targets[0].met is None  # L=8192 not in the dry run
     assert set(graphs.results.configs) == {"eager", "graph", "fused", "fused+graph"}
     assert persisted.results.variants["persistent_1x_sm"].programs == 2
+    # the default grid: what the device holds at once (in the interpreter, CPU_PROGRAMS)
+    assert persisted.results.variants["persistent_resident"].programs == 4
     assert all(v.equal_to_per_tile for v in persisted.results.variants.values())
     for e in entries:
         record.merge("gpu-h200-bdae84", e)

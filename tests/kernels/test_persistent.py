@@ -8,6 +8,7 @@ import torch
 from infrabook.kernels import (
     CPU_PROGRAMS,
     INTERPRETED,
+    NUM_WARPS,
     swiglu,
     swiglu_per_tile,
     swiglu_persistent,
@@ -44,8 +45,11 @@ def test_default_program_count_in_the_interpreter(make_inputs):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(INTERPRETED, reason="no CUDA GPU: the kernels run in the interpreter")
-def test_default_program_count_is_the_sm_count(make_inputs):
+def test_default_program_count_is_what_the_gpu_holds_at_once(make_inputs):
     g, u = make_inputs((4096, 4096), torch.bfloat16)
     run = swiglu_persistent(g, u)
-    assert run.programs == torch.cuda.get_device_properties(0).multi_processor_count
+    props = torch.cuda.get_device_properties(0)
+    per_sm = props.max_threads_per_multi_processor // (32 * NUM_WARPS)
+    assert run.programs == min(run.tiles, props.multi_processor_count * per_sm)
+    assert per_sm > 1
     assert torch.equal(run.z, swiglu(g, u))

@@ -50,7 +50,9 @@ from infrabook.kernels.flash_attention import (
 )
 from infrabook.kernels.persistent import (
     CPU_PROGRAMS,
+    NUM_WARPS,
     Launch,
+    resident_on,
     swiglu_per_tile,
     swiglu_persistent,
 )
@@ -76,9 +78,11 @@ __all__ = [
     "MAX_BLOCK_COLS",
     "MAX_HEAD_DIM",
     "MIN_HEAD_DIM",
+    "NUM_WARPS",
     "Launch",
     "attention_reference",
     "flash_attention",
+    "resident_on",
     "swiglu",
     "swiglu_per_tile",
     "swiglu_persistent",

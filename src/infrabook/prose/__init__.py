@@ -8,6 +8,7 @@ values; the page keeps one hidden cell that glues them all (:func:`glue_all`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from infrabook import config
 
@@ -41,6 +42,23 @@ def figure(device: config.Device, name: str) -> float:
     if value is None:
         raise ValueError(f"device {device.key!r} has no {name} in conf/hardware.toml")
     return float(value)
+
+
+def gpu_entry(experiment: str, folder: object = None) -> Any:
+    """The entry of a GPU ``experiment`` in the reference GPU record
+    (``conf/bench_targets.toml``), which the GPU chapters' prose quotes; ``LookupError``
+    naming the experiment when that record lacks a measured entry.
+
+    >>> gpu_entry("gpu_graphs").provenance.device["kind"]
+    'cuda'
+    """
+    from infrabook.bench import report
+
+    ref = report.reference("gpu", folder=folder)  # type: ignore[arg-type]
+    found = report.entry(experiment, ref, folder=folder) if ref else None  # type: ignore[arg-type]
+    if found is None or found.status != "ok":
+        raise LookupError(f"{experiment}: not measured in the reference GPU record ({ref})")
+    return found
 
 
 def claims_stated() -> dict[str, str]:

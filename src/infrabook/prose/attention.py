@@ -21,6 +21,7 @@ from infrabook.attention_sizes import (
 )
 from infrabook.labels import text
 from infrabook.online_softmax import Ln, Step, one_pass, online_softmax, trace, without_running_max
+from infrabook.prose import figure as figure_of
 from infrabook.tables import Table
 from infrabook.units import GiB, mib
 
@@ -342,4 +343,48 @@ def exercises() -> dict[str, str]:
         "ex3_d_mib": f"{mib(fd.total):.0f}",
         "ex3_d_tiles": str(fd.query_tiles),
         "ex3_d_kv_growth": f"{fd.kv_bytes / f.kv_bytes:g}",
+    }
+
+
+def gpu_values(folder: Any = None) -> dict[str, str]:
+    """The reference GPU's FlashAttention record against its target and the roofline: the
+    SDPA backend it was compared with, the ratio at the target's length, and the fastest
+    SDPA run beside the bound with every K/V re-read from DRAM.
+
+    >>> v = gpu_values()
+    >>> v["c3g_backend"], v["c3g_ratio"], v["c3g_verdict"], v["c3g_bound"], v["c3g_fastest_tflops"]
+    ('CUDNN_ATTENTION', '0.80', '未达到', '605', '612')
+    """
+    from infrabook.bench.cuda import profile_for
+    from infrabook.prose import gpu_entry
+    from infrabook.roofline import attention_workloads
+
+    entry = gpu_entry("gpu_flash", folder)
+    goal = config.bench_targets()["gpu_flash_vs_sdpa_8192"]
+    rows = entry.results.per_seq_len
+    at = next(r for r in rows if r.seq_len == goal.seq_len)
+    fastest = max(rows, key=lambda r: r.tflop_s("sdpa"))
+    spec = profile_for(entry.provenance.device["name"])
+    if spec is None:
+        raise LookupError(f"gpu_flash: {entry.provenance.device['name']!r} has no profile")
+    att = config.scenarios().attention
+    _, flash = attention_workloads(
+        att.seq_len, att.head_dim, att.dtype, att.score_dtype, att.block_q
+    )
+    bound = flash.attainable_tflops(spec)
+    return {
+        "c3g_dev": entry.provenance.device["name"],
+        "c3g_backend": at.sdpa_backend,
+        "c3g_L": f"{at.seq_len:,}",
+        "c3g_flash_tflops": f"{at.tflop_s('flash'):.0f}",
+        "c3g_sdpa_tflops": f"{at.tflop_s('sdpa'):.0f}",
+        "c3g_ratio": f"{at.ratio:.2f}",
+        "c3g_threshold": f"{goal.threshold:g}",
+        "c3g_verdict": text("bench.met" if at.ratio >= goal.threshold else "bench.missed"),
+        "c3g_fastest_L": f"{fastest.seq_len:,}",
+        "c3g_fastest_tflops": f"{fastest.tflop_s('sdpa'):.0f}",
+        "c3g_intensity": f"{flash.intensity:.0f}",
+        "c3g_dram": f"{figure_of(spec, 'dram_tb_s'):g}",
+        "c3g_bound": f"{bound:.0f}",
+        "c3g_flash_pct_bound": f"{100 * at.tflop_s('flash') / bound:.0f}",
     }

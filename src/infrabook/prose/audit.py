@@ -15,7 +15,7 @@ from infrabook.crossover import pairwise
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import article_chain
 from infrabook.labels import text
-from infrabook.prose import claims_stated, figure
+from infrabook.prose import claims_stated, figure, gpu_entry
 from infrabook.roofline import check_bandwidth_claim
 from infrabook.tables import Markup, Table, markdown_table, markdown_text
 from infrabook.units import mib
@@ -51,8 +51,59 @@ def verdict_table(rows: list[AuditRow] | None = None) -> tuple[Table, dict[str, 
     } | {f"au_n_{v}": str(counts.get(v, 0)) for v in VERDICTS}
 
 
+def measured(folder: object = None) -> tuple[str, dict[str, str]]:
+    """The reference GPU's name and, by claim id, what its record measured of the claims it
+    measures: the activation chain's times at the article's shape (L2 flushed) and the
+    launch counts of three FFN runs.
+
+    >>> name, m = measured()
+    >>> name, m["fusion.measured_fused_us"], m["launches.eager_kernels"]
+    ('NVIDIA H200', '23.4', '21')
+    """
+    from infrabook.prose.fusion import gpu_chain_times
+
+    entry, _, t = gpu_chain_times(folder)
+    configs = gpu_entry("gpu_graphs", folder).results.configs
+    found = {
+        "fusion.measured_separate_us": f"{t['torch_eager']:.1f}",
+        "fusion.measured_fused_us": f"{t['triton_fused']:.1f}",
+        "fusion.measured_speedup": f"{t['torch_eager'] / t['triton_fused']:.2f}",
+    }
+    for name, key in (("eager", "eager"), ("graph", "graph"), ("fused", "fused")):
+        c = configs[name]
+        found[f"launches.{key}_host"] = str(c.host_launches or c.graph_launches)
+        found[f"launches.{key}_kernels"] = str(c.kernels)
+    both = configs["fused+graph"]
+    found["launches.fused_graph_host"] = str(both.graph_launches)
+    found["launches.fused_graph_kernels"] = str(both.kernels)
+    return entry.provenance.device["name"], found
+
+
+def gpu_values(folder: object = None) -> dict[str, str]:
+    """The GPU measurement the appendix's prose quotes beside the article's times and its
+    launch counts.
+
+    >>> v = gpu_values()
+    >>> v["au_gpu_eager_kernels"], v["au_gpu_model_kernels"], v["au_gpu_over_stated"]
+    ('21', '18', '3.0')
+    """
+    device, on_gpu = measured(folder)
+    stated = claims_stated()
+    fused = "fusion.measured_fused_us"
+    return {
+        "au_gpu_dev": device,
+        "au_gpu_sep_us": on_gpu["fusion.measured_separate_us"],
+        "au_gpu_fus_us": on_gpu["fusion.measured_fused_us"],
+        "au_gpu_speedup": on_gpu["fusion.measured_speedup"],
+        "au_gpu_over_stated": f"{float(on_gpu[fused]) / float(stated[fused]):.1f}",
+        "au_gpu_eager_kernels": on_gpu["launches.eager_kernels"],
+        "au_gpu_model_kernels": stated["launches.eager_kernels"],
+    }
+
+
 def claims_markdown(rows: list[AuditRow] | None = None) -> str:
-    """Every claim with its recomputation and a verdict badge, then the numbered notes.
+    """Every claim with its recomputation, what the reference GPU measured of it where its
+    record does, and a verdict badge, then the numbered notes.
 
     Markdown rather than a :class:`Table`: the badges are MyST roles the book writes
     (:class:`Markup`), which a table's number formatting would turn into literal text.
@@ -62,17 +113,23 @@ def claims_markdown(rows: list[AuditRow] | None = None) -> str:
     True
     """
     rows = audit() if rows is None else rows
+    device, on_gpu = measured()
     noted = [r for r in rows if r.note]
     mark = {r.id: i for i, r in enumerate(noted, start=1)}
     note = text("prose.audit.note")
     table = markdown_table(
-        _columns("section", "claim", "article", "recomputed", "verdict"),
+        (
+            *_columns("section", "claim", "article", "recomputed"),
+            text("prose.audit.col.measured", device=device),
+            *_columns("verdict"),
+        ),
         [
             [
                 r.section,
                 r.text,
                 f"{r.stated} {r.unit}".strip(),
                 f"{r.recomputed_text} {r.recomputed_unit}".strip(),
+                f"{on_gpu[r.id]} {r.unit}".strip() if r.id in on_gpu else "—",
                 Markup(
                     f"{{bdg-{BADGE[r.verdict]}}}`{text(f'verdict.{r.verdict}')}`"
                     + (f"\u00a0{note}\u00a0{mark[r.id]}" if r.id in mark else "")
@@ -80,7 +137,7 @@ def claims_markdown(rows: list[AuditRow] | None = None) -> str:
             ]
             for r in rows
         ],
-        align="llrrl",
+        align="llrrrl",
     )
     notes = "\n".join(f"{i}. {markdown_text(r.note)}" for i, r in enumerate(noted, start=1))
     return f"{table}\n\n{notes}"

@@ -16,7 +16,7 @@ from infrabook.dataflow import Accounting, Graph, account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain, article_chain, shared_intermediate_chain
 from infrabook.fusion_search import rank_plans
 from infrabook.labels import text
-from infrabook.prose import claims_stated, figure
+from infrabook.prose import claims_stated, figure, gpu_entry
 from infrabook.roofline import (
     article_workloads,
     check_bandwidth_claim,
@@ -177,6 +177,63 @@ def fit(c_us: float, bw_tb_s: float) -> dict[str, str]:
         "c2_fit_c": f"{c_us:.1f}",
         "c2_fit_bw": f"{bw_tb_s:.0f}",
         "c2_fit_over_dram": f"{bw_tb_s / figure(rtx, 'dram_tb_s'):.0f}",
+    }
+
+
+def gpu_chain_times(folder: Any = None) -> tuple[Any, Any, dict[str, float]]:
+    """The reference GPU record's ``gpu_swiglu`` entry, its row at the article's shape, and
+    each path's median μs there with L2 flushed (``torch_eager``, ``triton_fused``, ``copy``).
+
+    >>> _, _, t = gpu_chain_times()
+    >>> round(t["torch_eager"], 1), round(t["triton_fused"], 1)
+    (37.8, 23.4)
+    """
+    entry = gpu_entry("gpu_swiglu", folder)
+    rows, cols = article_chain().tensor("G").shape
+    shape = next(s for s in entry.results.shapes if (s.rows, s.cols) == (rows, cols))
+    paths = ("torch_eager", "triton_fused", "copy")
+    return entry, shape, {p: shape.paths[p].flushed.median_s * 1e6 for p in paths}
+
+
+def gpu_check(folder: Any = None) -> dict[str, str]:
+    """The article's chain measured on the reference GPU (L2 flushed): eager, fused and a
+    copy of the fused bytes, against the byte model, the page's two-point fit and the
+    minimum time at the datasheet bandwidth.
+
+    >>> v = gpu_check()
+    >>> v["c2g_pct_copy"], v["c2g_speedup"], v["c2g_fit_c"]
+    ('98', '1.62', '−3.6')
+    """
+    import numpy as np
+
+    from infrabook.bench.cuda import profile_for
+
+    entry, shape, t = gpu_chain_times(folder)
+    chain, sep, fused = article()
+    rows, cols = chain.tensor("G").shape
+    # the page's fit, t = n_kernel c + D / B, on the measured eager and fused times
+    a = np.array([[sep.kernel_count, mib(sep.traffic)], [fused.kernel_count, mib(fused.traffic)]])
+    c_us, _ = np.linalg.solve(a, [t["torch_eager"], t["triton_fused"]])
+    name = entry.provenance.device["name"]
+    spec = profile_for(name)
+    if spec is None:
+        raise LookupError(f"gpu_swiglu: {name!r} has no profile in conf/hardware.toml")
+    nominal_us = lower_bound_s(fused.traffic, 0, spec) * 1e6
+    copy_tb_s = shape.paths["copy"].model_bytes / t["copy"] / 1e6
+    return {
+        "c2g_dev": name,
+        "c2g_shape": f"[{rows}, {cols}]",
+        "c2g_eager_us": f"{t['torch_eager']:.1f}",
+        "c2g_fused_us": f"{t['triton_fused']:.1f}",
+        "c2g_copy_us": f"{t['copy']:.1f}",
+        "c2g_pct_copy": f"{100 * t['copy'] / t['triton_fused']:.0f}",
+        "c2g_speedup": f"{t['torch_eager'] / t['triton_fused']:.2f}",
+        "c2g_fit_c": f"{c_us:.1f}".replace("-", "−"),
+        "c2g_nominal_us": f"{nominal_us:.1f}",
+        "c2g_dram": f"{figure(spec, 'dram_tb_s'):g}",
+        "c2g_copy_tb_s": f"{copy_tb_s:.2f}",
+        "c2g_copy_pct_nominal": f"{100 * copy_tb_s / figure(spec, 'dram_tb_s'):.0f}",
+        "c2g_copy_over_nominal": f"{t['copy'] / nominal_us:.2f}",
     }
 
 

@@ -11,7 +11,8 @@ from typing import Any
 from infrabook import config
 from infrabook.labels import text
 from infrabook.launches import persistent_schedule
-from infrabook.prose import figure
+from infrabook.little import InFlight, latency_implied, resident_programs
+from infrabook.prose import figure, gpu_entry
 from infrabook.tables import Table
 
 # Exercise 1: programs per SM on the H100; exercise 2: blocks this many times larger.
@@ -28,6 +29,12 @@ def _block() -> int:
     from infrabook.kernels import BLOCK
 
     return BLOCK
+
+
+def _warps() -> int:
+    from infrabook.kernels import NUM_WARPS
+
+    return NUM_WARPS
 
 
 def schedule_table() -> Table:
@@ -97,4 +104,117 @@ def values() -> dict[str, Any]:
         "ex54_big_low": str(ex2.tiles_per_program[0]),
         "ex54_big_high": str(ex2.tiles_per_program[1]),
         "ex54_big_imbalance": f"{imbalance:.1%}",
+    }
+
+
+def _gpu_runs(folder: Any = None) -> tuple[Any, Any, Any]:
+    """The reference GPU record's persistent and SwiGLU results, and its device."""
+    found = gpu_entry("gpu_persistent", folder)
+    swiglu = gpu_entry("gpu_swiglu", folder).results
+    return found.results, swiglu, found.provenance.device
+
+
+def _little(folder: Any = None) -> tuple[Any, dict[str, InFlight], float]:
+    """Little's law on the measured variants: the copy's bandwidth at the same shape, the
+    latency one resident program per SM waits per tile, each variant's bytes in flight."""
+    runs, swiglu, device = _gpu_runs(folder)
+    shape = next(s for s in swiglu.shapes if (s.rows, s.cols) == _rows_cols())
+    copy = shape.paths["copy"]
+    bandwidth = copy.model_bytes / copy.flushed.median_s
+    one = runs.variants["persistent_1x_sm"]
+    per_tile_bytes = runs.model_bytes // one.tiles
+    # a resident program waits for one tile's loads before it asks for the next, so its
+    # tiles run one after another: the time per tile is the round trip it waits
+    latency = one.timing.median_s / (one.tiles / one.programs)
+    resident = resident_programs(device["capability"], _warps()) * device["sm_count"]
+    kept = {
+        name: InFlight(bandwidth, latency, per_tile_bytes, min(v.programs, resident))
+        for name, v in runs.variants.items()
+    }
+    return runs, kept, bandwidth
+
+
+def _rows_cols() -> tuple[int, int]:
+    chain = config.scenarios().ffn_chain
+    return chain.rows, chain.cols
+
+
+def little_table(folder: Any = None) -> Table:
+    """Each measured variant: programs, bytes in flight, measured bandwidth and the round
+    trip Little's law implies from them.
+
+    >>> little_table().rows[1][0]
+    'persistent_1x_sm'
+    """
+    runs, kept, _ = _little(folder)
+    rows = []
+    for name, v in runs.variants.items():
+        k = kept[name]
+        measured = runs.model_bytes / v.timing.median_s
+        rows.append(
+            (
+                name,
+                f"{v.programs:,}",
+                f"{k.programs:,}",
+                f"{k.kept / 2**20:.2f}",
+                f"{measured / 1e12:.2f}",
+                f"{latency_implied(k.kept, measured) * 1e6:.2f}",
+            )
+        )
+    keys = ("variant", "programs", "in_flight_programs", "in_flight_mib", "tb_s", "latency_us")
+    return Table(
+        text("prose.persistent.little.title"),
+        tuple(text(f"prose.persistent.little.col.{k}") for k in keys),
+        tuple(rows),
+    )
+
+
+def measured(folder: Any = None) -> dict[str, str]:
+    """The measured times of the reference GPU record and Little's law on them.
+
+    >>> v = measured()
+    >>> v["pkm_slow_1x"], v["pkm_slow_4x"], v["pkm_per_tile_vs_copy"]
+    ('4.5', '1.7', '100')
+    >>> v["pkm_tile_kib"], v["pkm_need_per_sm"], v["pkm_resident_per_sm"]
+    ('6', '4.5', '16')
+    """
+    runs, kept, bandwidth = _little(folder)
+    _, swiglu, device = _gpu_runs(folder)
+    per_tile, one, four = (
+        runs.variants[n] for n in ("per_tile", "persistent_1x_sm", "persistent_4x_sm")
+    )
+    shape = next(s for s in swiglu.shapes if (s.rows, s.cols) == _rows_cols())
+    copy_s = shape.paths["copy"].flushed.median_s
+    k1, k4 = kept["persistent_1x_sm"], kept["persistent_4x_sm"]
+    bw4 = runs.model_bytes / four.timing.median_s
+    sms = device["sm_count"]
+    return {
+        "pkm_dev": device["name"],
+        "pkm_sms": str(sms),
+        "pkm_tiles": f"{per_tile.tiles:,}",
+        "pkm_per_tile_us": f"{per_tile.timing.us:.1f}",
+        "pkm_copy_us": f"{copy_s * 1e6:.1f}",
+        "pkm_per_tile_vs_copy": f"{100 * copy_s / per_tile.timing.median_s:.0f}",
+        "pkm_1x_us": f"{one.timing.us:.0f}",
+        "pkm_4x_us": f"{four.timing.us:.1f}",
+        "pkm_4x_programs": f"{four.programs:,}",
+        "pkm_4x_per_sm": f"{four.programs / sms:g}",
+        "pkm_slow_1x": f"{one.timing.median_s / per_tile.timing.median_s:.1f}",
+        "pkm_slow_4x": f"{four.timing.median_s / per_tile.timing.median_s:.1f}",
+        "pkm_tile_kib": f"{k1.bytes_per_program / 2**10:.0f}",
+        "pkm_block": f"{_block():,}",
+        "pkm_bw_tb_s": f"{bandwidth / 1e12:.2f}",
+        "pkm_latency_us": f"{k1.latency_s * 1e6:.2f}",
+        "pkm_needed_mib": f"{k1.needed / 2**20:.1f}",
+        "pkm_kept_1x_kib": f"{k1.kept / 2**10:,.0f}",
+        "pkm_share_1x": f"{100 * k1.share:.0f}",
+        "pkm_need_programs": f"{k1.programs_needed:,}",
+        "pkm_need_per_sm": f"{k1.programs_needed / sms:.1f}",
+        "pkm_kept_4x_mib": f"{k4.kept / 2**20:.1f}",
+        "pkm_share_4x": f"{100 * k4.share:.0f}",
+        "pkm_latency_4x_us": f"{latency_implied(k4.kept, bw4) * 1e6:.2f}",
+        "pkm_prefetch_per_sm": f"{k1.programs_needed / 2 / sms:.1f}",
+        "pkm_resident_per_sm": str(resident_programs(device["capability"], _warps())),
+        "pkm_warps": str(_warps()),
+        "pkm_resident": f"{resident_programs(device['capability'], _warps()) * sms:,}",
     }
