@@ -49,7 +49,7 @@ def gpu_entry(experiment: str, folder: object = None) -> Any:
     (``conf/bench_targets.toml``), which the GPU chapters' prose quotes; ``LookupError``
     naming the experiment when that record lacks a measured entry.
 
-    >>> gpu_entry("gpu_graphs").provenance.device["kind"]
+    >>> gpu_entry("gpu_graphs").provenance.device.kind
     'cuda'
     """
     from infrabook.bench import report

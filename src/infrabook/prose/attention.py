@@ -355,7 +355,7 @@ def gpu_values(folder: Any = None) -> dict[str, str]:
     >>> v["c3g_backend"], v["c3g_ratio"], v["c3g_verdict"], v["c3g_bound"], v["c3g_fastest_tflops"]
     ('CUDNN_ATTENTION', '0.80', '未达到', '605', '612')
     """
-    from infrabook.bench.cuda import profile_for
+    from infrabook.bench.results.described import profile_for
     from infrabook.prose import gpu_entry
     from infrabook.roofline import attention_workloads
 
@@ -364,16 +364,16 @@ def gpu_values(folder: Any = None) -> dict[str, str]:
     rows = entry.results.per_seq_len
     at = next(r for r in rows if r.seq_len == goal.seq_len)
     fastest = max(rows, key=lambda r: r.tflop_s("sdpa"))
-    spec = profile_for(entry.provenance.device["name"])
+    spec = profile_for(entry.provenance.device.name)
     if spec is None:
-        raise LookupError(f"gpu_flash: {entry.provenance.device['name']!r} has no profile")
+        raise LookupError(f"gpu_flash: {entry.provenance.device.name!r} has no profile")
     att = config.scenarios().attention
     _, flash = attention_workloads(
         att.seq_len, att.head_dim, att.dtype, att.score_dtype, att.block_q
     )
     bound = flash.attainable_tflops(spec)
     return {
-        "c3g_dev": entry.provenance.device["name"],
+        "c3g_dev": entry.provenance.device.name,
         "c3g_backend": at.sdpa_backend,
         "c3g_L": f"{at.seq_len:,}",
         "c3g_flash_tflops": f"{at.tflop_s('flash'):.0f}",

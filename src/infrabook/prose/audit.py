@@ -76,7 +76,7 @@ def measured(folder: object = None) -> tuple[str, dict[str, str]]:
     both = configs["fused+graph"]
     found["launches.fused_graph_host"] = str(both.graph_launches)
     found["launches.fused_graph_kernels"] = str(both.kernels)
-    return entry.provenance.device["name"], found
+    return entry.provenance.device.name, found
 
 
 def gpu_values(folder: object = None) -> dict[str, str]:

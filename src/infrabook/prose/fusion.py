@@ -206,7 +206,7 @@ def gpu_check(folder: Any = None) -> dict[str, str]:
     """
     import numpy as np
 
-    from infrabook.bench.cuda import profile_for
+    from infrabook.bench.results.described import profile_for
 
     entry, shape, t = gpu_chain_times(folder)
     chain, sep, fused = article()
@@ -214,7 +214,7 @@ def gpu_check(folder: Any = None) -> dict[str, str]:
     # the page's fit, t = n_kernel c + D / B, on the measured eager and fused times
     a = np.array([[sep.kernel_count, mib(sep.traffic)], [fused.kernel_count, mib(fused.traffic)]])
     c_us, _ = np.linalg.solve(a, [t["torch_eager"], t["triton_fused"]])
-    name = entry.provenance.device["name"]
+    name = entry.provenance.device.name
     spec = profile_for(name)
     if spec is None:
         raise LookupError(f"gpu_swiglu: {name!r} has no profile in conf/hardware.toml")

@@ -76,7 +76,7 @@ def measured(folder: Any = None) -> dict[str, str]:
     e_model, g_model = timelines(folder)
     eager_us, graph_us = launch_costs(folder)
     return {
-        "gm_dev": found.provenance.device["name"],
+        "gm_dev": found.provenance.device.name,
         "gm_runs": str(runs),
         "gm_rows": str(found.params["rows"]),
         "gm_d_model": str(found.params["d_model"]),

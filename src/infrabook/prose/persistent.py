@@ -126,7 +126,7 @@ def _little(folder: Any = None) -> tuple[Any, dict[str, InFlight], float]:
     # a resident program waits for one tile's loads before it asks for the next, so its
     # tiles run one after another: the time per tile is the round trip it waits
     latency = one.timing.median_s / (one.tiles / one.programs)
-    resident = resident_programs(device["capability"], _warps()) * device["sm_count"]
+    resident = resident_programs(device.capability, _warps()) * device.sm_count
     kept = {
         name: InFlight(bandwidth, latency, per_tile_bytes, min(v.programs, resident))
         for name, v in runs.variants.items()
@@ -187,9 +187,9 @@ def measured(folder: Any = None) -> dict[str, str]:
     copy_s = shape.paths["copy"].flushed.median_s
     k1, k4 = kept["persistent_1x_sm"], kept["persistent_4x_sm"]
     bw4 = runs.model_bytes / four.timing.median_s
-    sms = device["sm_count"]
+    sms = device.sm_count
     return {
-        "pkm_dev": device["name"],
+        "pkm_dev": device.name,
         "pkm_sms": str(sms),
         "pkm_tiles": f"{per_tile.tiles:,}",
         "pkm_per_tile_us": f"{per_tile.timing.us:.1f}",
@@ -214,7 +214,7 @@ def measured(folder: Any = None) -> dict[str, str]:
         "pkm_share_4x": f"{100 * k4.share:.0f}",
         "pkm_latency_4x_us": f"{latency_implied(k4.kept, bw4) * 1e6:.2f}",
         "pkm_prefetch_per_sm": f"{k1.programs_needed / 2 / sms:.1f}",
-        "pkm_resident_per_sm": str(resident_programs(device["capability"], _warps())),
+        "pkm_resident_per_sm": str(resident_programs(device.capability, _warps())),
         "pkm_warps": str(_warps()),
-        "pkm_resident": f"{resident_programs(device['capability'], _warps()) * sms:,}",
+        "pkm_resident": f"{resident_programs(device.capability, _warps()) * sms:,}",
     }
