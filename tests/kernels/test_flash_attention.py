@@ -16,7 +16,7 @@ from infrabook.kernels import (
     attention_reference,
     flash_attention,
 )
-from infrabook.kernels.flash_attention import GPU_TILES, _fitting_tiles, _flash_attention_tuned
+from infrabook.kernels.flash_attention import GPU_TILES, _flash_attention_tuned, fitting_tiles
 
 # (batch, heads, seq_len, head_dim): seq_len below, at and off multiples of the 64-row
 # tiles (130 is a multiple of no tile size, so causal programs past the first run both the
@@ -143,12 +143,12 @@ def test_native_long_sequence(dtype, causal):
 def test_the_autotuner_skips_query_tiles_taller_than_the_sequence(seq_len):
     configs = _flash_attention_tuned.configs
     q = torch.empty(1, dtype=torch.bfloat16)
-    kept = _fitting_tiles(configs, {"q_ptr": q, "seq_len": seq_len})
+    kept = fitting_tiles(configs, {"q_ptr": q, "seq_len": seq_len})
     assert kept[0] is configs[0]
     assert kept[1:] == [c for c in configs[1:] if c.kwargs["BLOCK_M"] <= seq_len]
     if seq_len >= max(t[0] for t in GPU_TILES):
         assert kept == configs
-    assert _fitting_tiles(configs, {"q_ptr": q.float(), "seq_len": seq_len}) == configs[:1]
+    assert fitting_tiles(configs, {"q_ptr": q.float(), "seq_len": seq_len}) == configs[:1]
 
 
 @triton.jit
@@ -159,8 +159,8 @@ def _dot_kernel(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
 
 @pytest.mark.skipif(not INTERPRETED, reason="checks a defect of Triton's interpreter")
 def test_the_interpreter_bf16_dot_defect_is_still_there():
-    # The reason for _dot(WIDEN). If this starts failing, Triton's interpreter multiplies
-    # bf16 correctly and flash_attention can drop the widening.
+    # The reason for dot(WIDEN) in _tiles.py. If this starts failing, Triton's interpreter
+    # multiplies bf16 correctly and the attention kernels can drop the widening.
     eye = torch.eye(16, dtype=torch.bfloat16)
     c = torch.empty(16, 16)
     _dot_kernel[(1,)](eye, eye, c, N=16)
