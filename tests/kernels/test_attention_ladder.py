@@ -56,6 +56,10 @@ def test_the_inputs_are_checked_like_rung_0s(device):
     q, k, v = _qkv((1, 1, 8, 16), torch.float32, device)
     with pytest.raises(ValueError, match="ladder_attention: block_n must be a power of two"):
         ladder_attention(q, k, v, rung=2, block_n=48)
+    q, k, v = _qkv((1, 1, 8, 20), torch.bfloat16, device)
+    with pytest.raises(ValueError, match=r"head_dim \* 2 bytes to be a multiple of 16, got .* 20"):
+        ladder_attention(q, k, v, rung=1)
+    ladder_attention(q, k, v, rung=0)
 
 
 @pytest.mark.parametrize(("missing", "rung"), [("HAS_DESCRIPTORS", 1), ("HAS_WARP_SPECIALIZE", 2)])

@@ -89,6 +89,7 @@ HAS_WARP_SPECIALIZE = "warp_specialize" in inspect.signature(tl.range).parameter
 # strided loop (uneven shares included) as well as a GPU's worth would.
 _INTERPRETED_PROGRAMS = 3
 _LN_2 = tl.constexpr(math.log(2))
+_TMA_ALIGN = 16
 
 
 @triton.jit
@@ -367,6 +368,14 @@ def ladder_attention(
         "ladder_attention", q, k, v, causal, False
     )
     flags = rung_flags(rung)
+    if head_dim * q.element_size() % _TMA_ALIGN:
+        # A descriptor's strides must be multiples of 16 bytes (a TMA rule the interpreter
+        # does not check, so it is checked here for both).
+        raise ValueError(
+            f"ladder_attention: rung {rung} reads rows through tensor descriptors, which need "
+            f"head_dim * {q.element_size()} bytes to be a multiple of {_TMA_ALIGN}, got "
+            f"head_dim {head_dim}"
+        )
     if not INTERPRETED:
         triton.set_allocator(_device_scratch)
     o = torch.empty_like(q)

@@ -68,8 +68,11 @@ def _ptxas_report(ptx: str, ptxas: str) -> tuple[int, int]:
     log = done.stdout + done.stderr
     if done.returncode != 0:
         raise RuntimeError(f"ptxas failed:\n{log}")
-    registers = re.search(r"Used (\d+) registers", log)
-    spills = re.search(r"(\d+) bytes spill stores", log)
+    # The kernel's own report follows "Compiling entry function"; a helper function that
+    # was not inlined would have its report first.
+    entry = log[log.find("Compiling entry function") :]
+    registers = re.search(r"Used (\d+) registers", entry)
+    spills = re.search(r"(\d+) bytes spill stores", entry)
     if registers is None or spills is None:
         raise RuntimeError(f"ptxas -v gave no register or spill report:\n{log}")
     return int(registers.group(1)), int(spills.group(1))
