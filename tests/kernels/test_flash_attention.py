@@ -167,7 +167,7 @@ def _dot_kernel(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
 
 @pytest.mark.skipif(not INTERPRETED, reason="checks a defect of Triton's interpreter")
 def test_the_interpreter_bf16_dot_defect_is_still_there():
-    # The reason for dot(WIDEN) in _tiles.py. If this starts failing, Triton's interpreter
+    # The reason for _dot(WIDEN) in _tiles.py. If this starts failing, Triton's interpreter
     # multiplies bf16 correctly and the attention kernels can drop the widening.
     eye = torch.eye(16, dtype=torch.bfloat16)
     c = torch.empty(16, 16)

@@ -39,7 +39,7 @@ def swiglu_kernel(g_ptr, u_ptr, z_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def dot(a, b, acc, WIDEN: tl.constexpr):
+def _dot(a, b, acc, WIDEN: tl.constexpr):
     if WIDEN:
         # Triton 3.9's interpreter multiplies bf16 operands as their raw 16-bit patterns.
         # Widening to fp32 is exact, and exact products summed in fp32 are what the GPU's

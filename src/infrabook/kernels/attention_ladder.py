@@ -37,7 +37,7 @@ import triton
 import triton.language as tl
 
 from infrabook.kernels._checks import INTERPRETED, check_block
-from infrabook.kernels._tiles import dot
+from infrabook.kernels._tiles import _dot
 from infrabook.kernels.flash_attention import (
     BLOCK_M,
     BLOCK_N,
@@ -129,7 +129,7 @@ def _kv_loop(
             k = k_src.load([head * seq_len + start_n, 0])
         else:
             k = tl.load(k_src + offs, mask=kv_mask, other=0.0)
-        s = dot(q, tl.trans(k), None, WIDEN) * qk_scale
+        s = _dot(q, tl.trans(k), None, WIDEN) * qk_scale
         if MASKED:
             keep = cols[None, :] < seq_len
             if CAUSAL:
@@ -143,7 +143,7 @@ def _kv_loop(
             v = v_src.load([head * seq_len + start_n, 0])
         else:
             v = tl.load(v_src + offs, mask=kv_mask, other=0.0)
-        acc = dot(p.to(v.dtype), v, acc * r[:, None], WIDEN)
+        acc = _dot(p.to(v.dtype), v, acc * r[:, None], WIDEN)
         m = m_new
     return acc, m, l
 

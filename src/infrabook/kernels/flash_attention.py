@@ -37,7 +37,7 @@ import triton
 import triton.language as tl
 
 from infrabook.kernels._checks import INTERPRETED, check_block, check_inputs
-from infrabook.kernels._tiles import dot
+from infrabook.kernels._tiles import _dot
 
 #: Query rows per program when the tiles are not autotuned: K and V are read once per tile
 #: of BLOCK_M queries.
@@ -98,7 +98,7 @@ def _attention_inner(
         if MASKED:
             kv_mask = kv_mask & (cols[:, None] < seq_len)
         k = tl.load(k_ptr + offs, mask=kv_mask, other=0.0)
-        s = dot(q, tl.trans(k), None, WIDEN) * qk_scale
+        s = _dot(q, tl.trans(k), None, WIDEN) * qk_scale
         if MASKED:
             keep = cols[None, :] < seq_len
             if CAUSAL:
@@ -111,7 +111,7 @@ def _attention_inner(
         p = tl.exp2(s - m_new[:, None])
         l = l * r + tl.sum(p, axis=1)  # noqa: E741
         v = tl.load(v_ptr + offs, mask=kv_mask, other=0.0)
-        acc = dot(p.to(v.dtype), v, acc * r[:, None], WIDEN)
+        acc = _dot(p.to(v.dtype), v, acc * r[:, None], WIDEN)
         m = m_new
     return acc, m, l
 
