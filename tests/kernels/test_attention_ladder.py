@@ -1,6 +1,10 @@
 """The attention ladder's rungs: the same numbers as rung 0 in the interpreter, their
 checks, and what each compiles to for sm_90."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -109,3 +113,21 @@ def test_compile_rung_refuses_what_it_cannot_compile():
         compile_rung(7)
     with pytest.raises(ValueError, match="dtype must be bf16, fp16 or fp32, got 'fp64'"):
         compile_rung(1, "fp64")
+
+
+TOOL = Path(__file__).parents[2] / "tools" / "attention_ladder.py"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a CUDA device: the tool would measure")
+def test_the_timing_tool_without_cuda_says_so_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, TOOL, out], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "no CUDA device, so nothing was timed and nothing written" in done.stdout
+    assert not out.exists()
+    (tmp_path / "file\x01").write_text("")
+    done = subprocess.run(
+        [sys.executable, TOOL, tmp_path / "file\x01"], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1].endswith(r"file\x01' is not a folder")
