@@ -46,10 +46,10 @@ def test_native_rungs(dtype, causal, rung):
     _assert_accuracy_rule(o, q, k, v, causal, oracle)
 
 
-@pytest.mark.parametrize("rung", [-1, 4, True, 1.0, "1"])
+@pytest.mark.parametrize("rung", [-1, 5, True, 1.0, "1"])
 def test_an_unknown_rung_is_refused(rung, device):
     q, k, v = _qkv((1, 1, 8, 16), torch.float32, device)
-    with pytest.raises(ValueError, match=f"rung must be one of 0, 1, 2, 3, got {rung!r}"):
+    with pytest.raises(ValueError, match=f"rung must be one of 0, 1, 2, 3, 4, got {rung!r}"):
         ladder_attention(q, k, v, rung=rung)
 
 
@@ -92,6 +92,7 @@ EVIDENCE = {
     1: (RUNG_TILES[1][0], True, False),
     2: ((128, 32, 4, 2), True, True),
     3: ((128, 32, 4, 2), True, True),
+    4: ((128, 32, 4, 2), True, True),
 }
 
 
@@ -109,7 +110,7 @@ def test_every_rung_compiles_for_sm90_with_its_evidence(rung):
 
 
 def test_compile_rung_refuses_what_it_cannot_compile():
-    with pytest.raises(ValueError, match="rung must be one of \\[0, 1, 2, 3\\], got 7"):
+    with pytest.raises(ValueError, match="rung must be one of \\[0, 1, 2, 3, 4\\], got 7"):
         compile_rung(7)
     with pytest.raises(ValueError, match="dtype must be bf16, fp16 or fp32, got 'fp64'"):
         compile_rung(1, "fp64")

@@ -17,9 +17,12 @@ so the lines a rung changes are the lines under its flag:
 3. ``PERSISTENT``: one program per SM walks the (batch x heads x query tiles) in a strided
    loop, instead of one program per tile; consecutive tiles share a head, so its K and V
    stay in L2.
+4. ``HEAVY_FIRST`` (causal only): query tile i walks i + 1 key tiles, so the persistent loop
+   hands out each head's tiles longest first; the programs' last tiles are then short ones
+   and they finish together instead of waiting on the longest.
 
-The causal split (key tiles that every query row sees run without a mask, only the diagonal
-ones with it) is already rung 0's, so it is no rung of its own here: every rung keeps it.
+The causal split itself (key tiles that every query row sees run without a mask, only the
+diagonal ones with it) is already rung 0's, and every rung keeps it.
 
 Every rung runs in Triton's interpreter (descriptors and ``warp_specialize`` included) and
 is tested there against the float64 reference; :data:`RUNG_TILES` holds each rung's
@@ -63,6 +66,7 @@ RUNGS = (
     Rung(1, "tma", "tensor descriptors for Q, K, V and O (TMA on Hopper)"),
     Rung(2, "warp_specialize", "warp specialization of the K/V loop"),
     Rung(3, "persistent", "a persistent schedule over (batch x heads x query tiles)"),
+    Rung(4, "heavy_first", "causal: the persistent schedule takes the longest query tiles first"),
 )
 
 #: Each rung's autotuning configurations on a GPU, as (BLOCK_M, BLOCK_N, num_warps,
@@ -78,6 +82,7 @@ RUNG_TILES: dict[int, tuple[tuple[int, int, int, int], ...]] = {
     1: GPU_TILES,
     2: ((128, 64, 8, 2), (128, 32, 4, 2), (128, 64, 4, 2)),
     3: ((128, 64, 8, 2), (128, 32, 4, 2), (128, 64, 4, 2)),
+    4: ((128, 64, 8, 2), (128, 32, 4, 2), (128, 64, 4, 2)),
 }
 
 #: Whether this Triton has what rungs 1 and 2 need (a feature test, not a version test):
@@ -238,6 +243,7 @@ def _ladder_kernel(
     TMA: tl.constexpr,
     WARP_SPECIALIZE: tl.constexpr,
     PERSISTENT: tl.constexpr,
+    HEAVY_FIRST: tl.constexpr,
 ):
     if TMA:
         # Q and O as (batch x heads, seq_len, head_dim): the copy zero-fills and clips at
@@ -264,8 +270,11 @@ def _ladder_kernel(
         # side work on the same head.
         m_tiles = tl.cdiv(seq_len, BLOCK_M)
         for tile in tl.range(tl.program_id(0), n_heads * m_tiles, tl.num_programs(0)):
+            m_index = tile % m_tiles
+            if HEAVY_FIRST and CAUSAL:
+                m_index = m_tiles - 1 - m_index
             _query_tile(
-                q_src, k_src, v_src, o_src, lse_ptr, tile // m_tiles, tile % m_tiles * BLOCK_M,
+                q_src, k_src, v_src, o_src, lse_ptr, tile // m_tiles, m_index * BLOCK_M,
                 seq_len, qk_scale, CAUSAL, HEAD_DIM, BLOCK_M, BLOCK_N, BLOCK_D, WIDEN, TMA,
                 WARP_SPECIALIZE,
             )  # fmt: skip
@@ -281,9 +290,14 @@ def rung_flags(rung: int) -> dict[str, bool]:
     """The kernel's flags for ``rung`` (1 and up): each rung keeps the ones below it.
 
     >>> rung_flags(2)
-    {'TMA': True, 'WARP_SPECIALIZE': True, 'PERSISTENT': False}
+    {'TMA': True, 'WARP_SPECIALIZE': True, 'PERSISTENT': False, 'HEAVY_FIRST': False}
     """
-    return {"TMA": rung >= 1, "WARP_SPECIALIZE": rung >= 2, "PERSISTENT": rung >= 3}
+    return {
+        "TMA": rung >= 1,
+        "WARP_SPECIALIZE": rung >= 2,
+        "PERSISTENT": rung >= 3,
+        "HEAVY_FIRST": rung >= 4,
+    }
 
 
 _tuned = {
