@@ -408,7 +408,7 @@ LABELS: dict[str, str] = {
     "bench.col.model_mib": "模型 MiB",
     "bench.col.model_naive_mib": "模型 S+P+O MiB",
     "bench.col.model_speedup": "模型加速比",
-    "bench.col.n": "n",
+    "bench.col.n": "边长 n",
     "bench.col.naive_peak_mib": "朴素实测峰值 MiB",
     "bench.col.note": "说明",
     "bench.col.ops_one_run": "一次运行派发的算子",
