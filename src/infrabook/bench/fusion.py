@@ -135,7 +135,11 @@ def _silu_mul(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.silu(g) * u
 
 
-_SWIGLU_SHAPES = [(_CHAIN.rows, _CHAIN.cols), (_CHAIN.rows // 4, _CHAIN.cols)]
+_SWIGLU_SHAPES = [
+    (_CHAIN.rows, _CHAIN.cols),
+    (_CHAIN.rows // 4, _CHAIN.cols),
+    (_CHAIN.rows * 8, _CHAIN.cols),
+]
 
 
 @experiment(SwigluResults, full={"shapes": _SWIGLU_SHAPES}, limit_s=90)
@@ -143,11 +147,13 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], compiled: bool = True) -
     """Fused Triton SwiGLU vs the unfused Triton pair vs torch eager vs ``torch.compile`` of
     the eager expression (``compiled``; its compile time at each shape recorded), bf16.
 
-    At the article's shape ([1024, 12288], 72 MiB fused working set) and at a quarter of
-    its rows (18 MiB: fits any recent GPU's L2), each timed with the L2 flushed and in an
-    unflushed CUDA-graph loop; beside them, timed the same two ways, a device copy that
-    reads and writes the fused path's bytes: after a flush the dirty lines written back
-    during a short kernel weigh as much in the copy, so the ratio compares like with like.
+    At the article's shape ([1024, 12288], 72 MiB fused working set), at a quarter of its
+    rows (18 MiB: fits any recent GPU's L2) and at eight times its rows (576 MiB: far beyond
+    any GPU's L2, so that no L2 effect passes for a bandwidth), each timed with the L2
+    flushed and in an unflushed CUDA-graph loop; beside them, timed the same two ways, a
+    device copy that reads and writes the fused path's bytes: after a flush the dirty lines
+    written back during a short kernel weigh as much in the copy, so the ratio compares like
+    with like.
     """
     from infrabook.kernels import swiglu, swiglu_unfused
 
