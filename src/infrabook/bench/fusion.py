@@ -1,7 +1,8 @@
 """Fusion: the activation chain ``z = silu(g) * u`` unfused against fused, as the dataflow
 model counts its bytes. On the CPU (``fusion``): eager PyTorch, ``torch.compile``, numexpr
-and a copy; on a GPU (``gpu_swiglu``): the fused Triton kernel, the unfused Triton pair, torch eager
-and ``torch.compile``, L2 flushed and not, beside a device copy of the same bytes."""
+and a copy; on a GPU (``gpu_swiglu``): the fused Triton kernel, the unfused Triton pair,
+torch eager and ``torch.compile``, L2 flushed and not, beside a device copy of the same
+bytes."""
 
 from __future__ import annotations
 
