@@ -129,8 +129,13 @@ def test_peers_round_trip_through_the_record_and_the_reports(dry):
         "gpu_ceilings": ceilings.gpu_ceilings(rig=dry, copy_mib=(1, 2), gemm_n=32),
         "gpu_swiglu": fusion.gpu_swiglu(rig=dry, shapes=[(4, 64)]),
     }
-    for name in made:  # no GPU record yet: each is "not measured", cleanly
+    for name in made:  # no GPU record yet: the note says so
         assert report.show(name).message == text("bench.no_gpu_record")
+    record.merge(GPU, made["gpu_swiglu"])
+    # a GPU record made before the peers were measured: not measured, not "no GPU record"
+    for name in ("gpu_sdpa", "gpu_ceilings"):
+        shown = report.show(name)
+        assert shown.message == text("bench.not_measured") and not shown.tables
     for e in made.values():
         record.merge(GPU, e)
     back = report.records()[GPU].experiments
