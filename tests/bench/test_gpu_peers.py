@@ -153,6 +153,21 @@ def test_peers_round_trip_through_the_record_and_the_reports(dry):
     gemm = text("bench.cmp.pct_bf16_peak", what=text("bench.ceilings.gemm", n=32))
     ceiling = compare.rows(compare.entries("gpu_ceilings", report.records()))[gemm]
     assert ceiling == (100.0, {GPU: pytest.approx(100 * 2 * 32**3 / MEDIAN_S / 1e12 / peak)})
+    # the book's kernels against this run's ceilings, as the pages read them
+    ceilings_, sdpa = report.results("gpu_ceilings"), report.results("gpu_sdpa")
+    gemm_rate = 2 * 32**3 / MEDIAN_S / 1e12
+    full = sdpa.cases[0]
+    assert full.pct_of("triton", ceilings_.gemm.tflop_s) == pytest.approx(
+        100 * full.flop / MEDIAN_S / 1e12 / gemm_rate
+    )
+    assert full.pct_of("CUDNN_ATTENTION", gemm_rate) is None
+    fused = report.results("gpu_swiglu").shapes[0].paths["triton_fused"]
+    copy_tb_s = 2 * 2 * MiB / MEDIAN_S / 1e12  # the larger copy: 2 MiB read and written
+    assert ceilings_.bandwidth_tb_s == pytest.approx(copy_tb_s)
+    fused_tb_s = 3 * 4 * 64 * 2 / MEDIAN_S / 1e12
+    assert fused.pct_of("flushed", ceilings_.bandwidth_tb_s) == pytest.approx(
+        100 * fused_tb_s / copy_tb_s
+    )
 
 
 BOOK = Path(__file__).parents[2] / "docs" / "_data" / "bench"

@@ -179,6 +179,12 @@ class SdpaCase(Checked):
         timing = self.kernels[kernel].timing
         return self.flop / timing.median_s / 1e12 if timing else None
 
+    def pct_of(self, kernel: str, tflop_s: float) -> float | None:
+        """A kernel's TFLOP/s as a percentage of ``tflop_s``: the GEMM that ``gpu_ceilings``
+        measured (``CeilingsResults.gemm.tflop_s``), or a datasheet peak."""
+        rate = self.tflop_s(kernel)
+        return 100 * rate / tflop_s if rate is not None else None
+
     def triton_over(self, kernel: str) -> float | None:
         """The book's kernel's throughput over ``kernel``'s (None where it did not run)."""
         theirs = self.tflop_s(kernel)

@@ -160,6 +160,12 @@ class SwigluPath(Checked):
         """Model bytes over the median time, L2 ``flushed`` or ``unflushed``."""
         return getattr(self, mode).gb_s(self.model_bytes)
 
+    def pct_of(self, mode: str, tb_s: float) -> float:
+        """The path's bandwidth as a percentage of ``tb_s`` TB/s: the ceiling that
+        ``gpu_ceilings`` measured with a large copy (``CeilingsResults.bandwidth_tb_s``),
+        beside :meth:`SwigluShape.pct_copy`'s same-size copy."""
+        return 100 * self.gb_s(mode) / (1e3 * tb_s)
+
 
 @dataclass(frozen=True)
 class SwigluShape(Checked):
