@@ -8,7 +8,18 @@ import pytest
 import torch
 
 from infrabook import config
-from infrabook.bench import attention, cuda, fusion, host, launches, persistent, record, report, run
+from infrabook.bench import (
+    attention,
+    ceilings,
+    cuda,
+    fusion,
+    host,
+    launches,
+    persistent,
+    record,
+    report,
+    run,
+)
 from infrabook.bench.results import described
 from infrabook.bench.suite import GPU_EXPERIMENTS, get
 from infrabook.labels import text
@@ -107,15 +118,17 @@ def test_profile_only_for_the_gpu_it_describes(name, key):
 
 
 def test_gpu_experiments_dry_run(dry):
-    entries = [
-        fusion.gpu_swiglu(rig=dry, shapes=[(4, 64), (2, 64), (8, 64)]),
+    entries = [  # torch.compile's SwiGLU path: tests/bench/test_gpu_peers.py (it takes seconds)
+        fusion.gpu_swiglu(rig=dry, shapes=[(4, 64), (2, 64), (8, 64)], compiled=False),
         attention.gpu_flash(rig=dry, seq_lens=(16,), heads=1, tokens=16, head_dim=16),
         launches.gpu_graphs(rig=dry, rows=2, d_model=16, d_ff=32),
         persistent.gpu_persistent(rig=dry, shape=(16, 256)),  # 4 tiles of 1024
+        attention.gpu_sdpa(rig=dry, seq_len=16, heads=1, tokens=16, head_dim=16),
+        ceilings.gpu_ceilings(rig=dry, copy_mib=(1,), gemm_n=16),
     ]
     for e in entries:
         assert e.status == "ok" and e.provenance.device.name == "NVIDIA H200"
-    swiglu, flash, graphs, persisted = entries
+    swiglu, flash, graphs, persisted, _, _ = entries
     assert swiglu.targets[0].id == "gpu_fused_swiglu_bandwidth"
     assert swiglu.results.shapes[0].paths["triton_fused"].max_abs_err_vs_fp32 < 0.1
     # three shapes, each with its own rows: none overwrites another

@@ -1,10 +1,12 @@
 """Attention: on the CPU (``attention_memory``), the peak memory of naive and blockwise
-attention beside the calculator's; on a GPU (``gpu_flash``), the Triton FlashAttention's
-TFLOP/s against ``scaled_dot_product_attention``."""
+attention beside the calculator's; on a GPU, the Triton FlashAttention's TFLOP/s against
+``scaled_dot_product_attention`` as torch picks its backend (``gpu_flash``) and against each
+backend asked for alone, causal and not (``gpu_sdpa``)."""
 
 from __future__ import annotations
 
 import tracemalloc
+import warnings
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -16,8 +18,16 @@ from infrabook import config
 from infrabook.attention_sizes import attention_flop, attention_sizes
 from infrabook.bench.cuda import Rig, bf16
 from infrabook.bench.entry import Target
-from infrabook.bench.experiment import Measured, experiment, log
-from infrabook.bench.results.attention import AttentionResults, AttentionRow, FlashResults, FlashRow
+from infrabook.bench.experiment import Measured, experiment, first_line, log
+from infrabook.bench.results.attention import (
+    AttentionResults,
+    AttentionRow,
+    FlashResults,
+    FlashRow,
+    SdpaCase,
+    SdpaKernel,
+    SdpaResults,
+)
 from infrabook.bench.results.described import profile_for
 from infrabook.checks import check_positive_int, check_sizes
 from infrabook.reference_attention import blockwise_attention, naive_attention
@@ -108,7 +118,7 @@ _FLASH = {"heads": 16, "tokens": 16384, "head_dim": 128}
     FlashResults,
     full={"seq_lens": (1024, 2048, 4096, 8192, 16384), **_FLASH},
     quick={"seq_lens": (1024, 8192), **_FLASH},  # 8192: the target's length
-    limit_s=150,
+    limit_s=100,  # 10.3 s on the H200 (2026-12-04)
 )
 def gpu_flash(
     rig: Rig, seq_lens: Sequence[int], heads: int, tokens: int, head_dim: int
@@ -140,3 +150,81 @@ def gpu_flash(
         (Target.at_seq_len("gpu_flash_vs_sdpa_8192", per_len, lambda r: r.ratio),),
         {"dtype": "bf16", "causal": False},
     )
+
+
+#: The SDPA backends ``gpu_sdpa`` asks for one at a time, by their SDPBackend names.
+SDPA_BACKENDS = ("CUDNN_ATTENTION", "FLASH_ATTENTION", "EFFICIENT_ATTENTION")
+
+
+def _one_backend(name: str, causal: bool) -> Callable[..., torch.Tensor]:
+    """SDPA restricted to the backend called ``name``: calling it raises when that backend
+    cannot run these inputs on this machine, instead of falling back to another."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    backend = getattr(SDPBackend, name)
+
+    def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        with sdpa_kernel([backend]):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+    return attend
+
+
+def _why_not(err: BaseException, caught: Sequence[warnings.WarningMessage]) -> str:
+    """Why a backend did not run: torch's error, then the warnings that say which of the
+    backend's conditions failed (on a GPU the error alone says only that no kernel was
+    available)."""
+    said = [first_line(err)] + [
+        first_line(m) for w in caught if isinstance(m := w.message, Warning)
+    ]
+    return f"failed: {'; '.join(said)}"[:300]
+
+
+_SDPA = {"seq_len": 8192, "heads": 16, "tokens": 16384, "head_dim": 128}
+
+
+@experiment(SdpaResults, full=_SDPA, limit_s=60)
+def gpu_sdpa(
+    rig: Rig,
+    seq_len: int,
+    heads: int,
+    tokens: int,
+    head_dim: int,
+    backends: Sequence[str] = SDPA_BACKENDS,
+) -> Measured:
+    """The Triton FlashAttention beside each SDPA backend, non-causal and causal, bf16.
+
+    Each backend is asked for alone (``torch.nn.attention.sdpa_kernel``), so a backend the
+    machine or torch lacks is recorded with the reason, never timed as another. Shape as in
+    ``gpu_flash``: batch = tokens / L (at least 1); FLOP = 4 * batch * heads * L^2 * d, half
+    of it when causal. Times are stored; TFLOP/s are derived from the shape when read.
+    """
+    from torch.nn.attention import SDPBackend
+
+    from infrabook.kernels import flash_attention
+
+    check_positive_int("seq_len", seq_len)
+    known = [n for n in SDPBackend.__members__ if n not in ("ERROR", "OVERRIDEABLE")]
+    if not backends or any(n not in known for n in backends):
+        raise ValueError(f"backends must name SDPA backends among {known}, got {backends!r}")
+    batch = max(1, tokens // seq_len)
+    q, k, v = bf16(rig, batch, heads, seq_len, head_dim, n=3)
+    cases = []
+    for causal in (False, True):
+        log.info("gpu_sdpa: L=%d, causal=%s: triton, %s ...", seq_len, causal, ", ".join(backends))
+        ours: Callable[..., Any] = partial(flash_attention, causal=causal)
+        ref = ours(q, k, v).float()
+        kernels = {"triton": SdpaKernel(rig.flushed(partial(ours, q, k, v)), 0.0)}
+        for name in backends:
+            attend = _one_backend(name, causal)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    diff = (attend(q, k, v).float() - ref).abs().max().item()
+                except Exception as err:  # this backend cannot run here: record why
+                    kernels[name] = SdpaKernel(reason=_why_not(err, caught))
+                    continue
+            kernels[name] = SdpaKernel(rig.flushed(partial(attend, q, k, v)), diff)
+        flop = batch * heads * attention_flop(seq_len, head_dim, causal)
+        cases.append(SdpaCase(causal, flop, kernels))
+    return Measured(SdpaResults(tuple(cases)), params={"dtype": "bf16", "batch": batch})

@@ -1,7 +1,8 @@
 """Fusion: the activation chain ``z = silu(g) * u`` unfused against fused, as the dataflow
 model counts its bytes. On the CPU (``fusion``): eager PyTorch, ``torch.compile``, numexpr
-and a copy; on a GPU (``gpu_swiglu``): the fused Triton kernel, the unfused Triton pair and
-torch eager, L2 flushed and not, beside a device copy of the same bytes."""
+and a copy; on a GPU (``gpu_swiglu``): the fused Triton kernel, the unfused Triton pair,
+torch eager and ``torch.compile``, L2 flushed and not, beside a device copy of the same
+bytes."""
 
 from __future__ import annotations
 
@@ -42,22 +43,23 @@ def _swiglu_into(g: torch.Tensor, u: torch.Tensor, z: torch.Tensor) -> None:
 
 
 def _compiled(
-    g: torch.Tensor, u: torch.Tensor, z: torch.Tensor, info: dict[str, Any]
-) -> Callable[[], object] | None:
-    """``torch.compile``'s fused loop, its compile time put in ``info``; None and the reason
-    there if it cannot compile (no C++ compiler, say)."""
-    log.info("fusion: compiling with torch.compile (inductor) ...")
+    expression: Callable[..., Any], args: tuple[torch.Tensor, ...], info: dict[str, Any]
+) -> Callable[[], Any] | None:
+    """``torch.compile`` of ``expression`` on ``args``, specialised to their shapes, its
+    compile time (the first call's) put in ``info``; None and the reason there if it cannot
+    compile (no C++ compiler on a CPU, say)."""
+    log.info("compiling %s with torch.compile (inductor) ...", expression.__name__)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fn = torch.compile(_swiglu_into, fullgraph=True, dynamic=False)
+            fn = torch.compile(expression, fullgraph=True, dynamic=False)
             t0 = time.perf_counter()
-            fn(g, u, z)
+            fn(*args)
             info["compile_s"] = time.perf_counter() - t0
     except Exception as err:  # record why, do not crash
         info["reason"] = f"failed: {first_line(err)}"
         return None
-    return partial(fn, g, u, z)
+    return partial(fn, *args)
 
 
 @experiment(
@@ -96,7 +98,7 @@ def fusion(
     timed: dict[str, Callable[[], object]] = {"eager": eager}
     if not compiled:
         info["compile"]["reason"] = "skipped: not requested (compiling takes seconds)"
-    elif fn := _compiled(g, u, out["compile"], info["compile"]):
+    elif fn := _compiled(_swiglu_into, (g, u, out["compile"]), info["compile"]):
         timed["compile"] = fn
     ne: Any = None
     try:
@@ -134,24 +136,32 @@ def _silu_mul(g: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.silu(g) * u
 
 
-_SWIGLU_SHAPES = [(_CHAIN.rows, _CHAIN.cols), (_CHAIN.rows // 4, _CHAIN.cols)]
+_SWIGLU_SHAPES = [
+    (_CHAIN.rows, _CHAIN.cols),
+    (_CHAIN.rows // 4, _CHAIN.cols),
+    (_CHAIN.rows * 8, _CHAIN.cols),
+]
 
 
 @experiment(SwigluResults, full={"shapes": _SWIGLU_SHAPES}, limit_s=90)
-def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]]) -> Measured:
-    """Fused Triton SwiGLU vs the unfused Triton pair vs torch eager, bf16.
+def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]], compiled: bool = True) -> Measured:
+    """Fused Triton SwiGLU vs the unfused Triton pair vs torch eager vs ``torch.compile`` of
+    the eager expression (``compiled``; its compile time at each shape recorded), bf16.
 
-    At the article's shape ([1024, 12288], 72 MiB fused working set) and at a quarter of
-    its rows (18 MiB: fits any recent GPU's L2), each timed with the L2 flushed and in an
-    unflushed CUDA-graph loop; beside them, timed the same two ways, a device copy that
-    reads and writes the fused path's bytes: after a flush the dirty lines written back
-    during a short kernel weigh as much in the copy, so the ratio compares like with like.
+    At the article's shape ([1024, 12288], 72 MiB fused working set), at a quarter of its
+    rows (18 MiB: fits any recent GPU's L2) and at eight times its rows (576 MiB: far beyond
+    any GPU's L2, so that no L2 effect passes for a bandwidth), each timed with the L2
+    flushed and in an unflushed CUDA-graph loop; beside them, timed the same two ways, a
+    device copy that reads and writes the fused path's bytes: after a flush the dirty lines
+    written back during a short kernel weigh as much in the copy, so the ratio compares like
+    with like.
     """
     from infrabook.kernels import swiglu, swiglu_unfused
 
     if not shapes:
         raise ValueError("shapes must name at least one (rows, cols), got none")
     measured = []
+    compile_reason = None if compiled else "skipped: not requested (compiling takes seconds)"
     for rows, cols in shapes:
         g, u = bf16(rig, rows, cols)
         graph = activation_chain(rows, cols, "bf16")
@@ -164,17 +174,24 @@ def gpu_swiglu(rig: Rig, shapes: list[tuple[int, int]]) -> Measured:
             "triton_unfused": (partial(swiglu_unfused, g, u), unfused_b),
             "torch_eager": (partial(_silu_mul, g, u), unfused_b),
         }
+        info: dict[str, Any] = {}  # the compile time, or why it did not compile
+        if compiled and (compiled_fn := _compiled(_silu_mul, (g, u), info)):
+            # inductor fuses silu and mul into one kernel: the fused plan's bytes
+            paths["torch_compile"] = (compiled_fn, fused_b)
+        compile_reason = compile_reason or info.get("reason")
         timed: dict[str, SwigluPath] = {}
         for name, (fn, model_bytes) in paths.items():
             log.info("gpu_swiglu: [%d, %d] %s: flushed, then unflushed ...", rows, cols, name)
             err = (fn().float() - ref).abs().max().item()
-            timed[name] = SwigluPath(model_bytes, err, rig.flushed(fn), rig.unflushed(fn))
+            compile_s = info.get("compile_s") if name == "torch_compile" else None
+            timings = rig.flushed(fn), rig.unflushed(fn)
+            timed[name] = SwigluPath(model_bytes, err, *timings, compile_s)
         copy = partial(dst.copy_, src)
         copy_err = (copy().float() - src.float()).abs().max().item()
         timed["copy"] = SwigluPath(2 * src.nbytes, copy_err, rig.flushed(copy), rig.unflushed(copy))
         l2 = rig.info.l2_bytes
         measured.append(SwigluShape(rows, cols, l2 is not None and fused_b <= l2, timed))
-    results = SwigluResults(tuple(measured))
+    results = SwigluResults(tuple(measured), compile_reason)
     fused_pct = measured[0].pct_copy(measured[0].paths["triton_fused"], "flushed")
     return Measured(
         results,

@@ -172,12 +172,14 @@ class Display:
 
 
 def show(experiment: str, device: str | None = None, *, folder: Folder = None) -> Display:
-    """The experiment's tables with one provenance line, or a short note why there are none;
-    an unreadable or refused record raises its error (the build must not show it)."""
+    """The experiment's tables with one provenance line, or a short note why there are none:
+    no GPU record at all, or none that holds this experiment (a record made before it was
+    added); an unreadable or refused record raises its error (the build must not show it)."""
     where, entry = _resolve(experiment, device, folder)
     if entry is None:
         gpu = experiment not in CPU_EXPERIMENTS and device is None
-        return Display("", message=text("bench.no_gpu_record" if gpu else "bench.not_measured"))
+        none = gpu and all(record.kind_of(n) != "gpu" for n in records(folder=folder))
+        return Display("", message=text("bench.no_gpu_record" if none else "bench.not_measured"))
     shown = render(entry, where or "")
     if device is None and entry.status == "ok":
         shown.notes = (agreement(experiment, folder=folder),)

@@ -58,8 +58,9 @@ log = logging.getLogger("infrabook.bench")
 def select(only: Sequence[str] | None) -> list[str]:
     """Experiments to run, in suite order; ``cpu`` and ``gpu`` name the groups.
 
-    >>> select(["gpu", "fusion"])
-    ['fusion', 'gpu_swiglu', 'gpu_flash', 'gpu_graphs', 'gpu_persistent']
+    >>> select(["gpu", "fusion"])  # doctest: +NORMALIZE_WHITESPACE
+    ['fusion', 'gpu_swiglu', 'gpu_flash', 'gpu_sdpa', 'gpu_graphs', 'gpu_persistent',
+     'gpu_ceilings']
     """
     wanted: set[str] = set()
     for name in only or RESULTS:

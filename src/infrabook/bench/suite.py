@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from infrabook.bench import attention, fusion, launches, persistent, shapes
+from infrabook.bench import attention, ceilings, fusion, launches, persistent, shapes
 from infrabook.bench.experiment import Experiment
 from infrabook.bench.results import CPU_EXPERIMENTS, GPU_EXPERIMENTS, RESULTS
 
@@ -15,8 +15,10 @@ _LISTED = (
     shapes.shapes,
     fusion.gpu_swiglu,
     attention.gpu_flash,
+    attention.gpu_sdpa,
     launches.gpu_graphs,
     persistent.gpu_persistent,
+    ceilings.gpu_ceilings,
 )
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in _LISTED}
 if len(EXPERIMENTS) < len(_LISTED):  # a record keys its entries by name

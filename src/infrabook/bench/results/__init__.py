@@ -9,7 +9,8 @@ the pages show them; :mod:`infrabook.bench.suite` lists the experiments in the s
 from __future__ import annotations
 
 from infrabook.bench.entry import Results
-from infrabook.bench.results.attention import AttentionResults, FlashResults
+from infrabook.bench.results.attention import AttentionResults, FlashResults, SdpaResults
+from infrabook.bench.results.ceilings import CeilingsResults
 from infrabook.bench.results.fusion import FusionResults, SwigluResults
 from infrabook.bench.results.launches import GraphResults, LaunchResults
 from infrabook.bench.results.persistent import PersistentResults
@@ -25,8 +26,10 @@ RESULTS: dict[str, type[Results]] = {
         ShapesResults,
         SwigluResults,
         FlashResults,
+        SdpaResults,
         GraphResults,
         PersistentResults,
+        CeilingsResults,
     )
 }
 #: The experiments that run on the host CPU, and those that need a CUDA GPU.

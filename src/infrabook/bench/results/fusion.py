@@ -27,12 +27,13 @@ from infrabook.units import MiB
 FusionName = Annotated[
     str, Pattern("eager|compile|numexpr|copy", "eager, compile, numexpr or copy")
 ]
-#: The GPU paths: the fused Triton kernel, the unfused pair, torch eager and the copy.
+#: The GPU paths: the fused Triton kernel, the unfused pair, torch eager, ``torch.compile``
+#: of the eager expression (records from 2026-12-05 on) and the copy.
 SwigluName = Annotated[
     str,
     Pattern(
-        "triton_fused|triton_unfused|torch_eager|copy",
-        "triton_fused, triton_unfused, torch_eager or copy",
+        "triton_fused|triton_unfused|torch_eager|torch_compile|copy",
+        "triton_fused, triton_unfused, torch_eager, torch_compile or copy",
     ),
 ]
 
@@ -146,16 +147,24 @@ class FusionResults(Results):
 
 @dataclass(frozen=True)
 class SwigluPath(Checked):
-    """One implementation at one shape: modelled bytes, error, and both timings."""
+    """One implementation at one shape: modelled bytes, error, both timings, and for
+    ``torch_compile`` the seconds its first call took to compile at this shape."""
 
     model_bytes: ModelBytes
     max_abs_err_vs_fp32: AbsDiff
     flushed: Timing
     unflushed: Timing
+    compile_s: Seconds | None = None
 
     def gb_s(self, mode: str) -> float:
         """Model bytes over the median time, L2 ``flushed`` or ``unflushed``."""
         return getattr(self, mode).gb_s(self.model_bytes)
+
+    def pct_of(self, mode: str, tb_s: float) -> float:
+        """The path's bandwidth as a percentage of ``tb_s`` TB/s: the ceiling that
+        ``gpu_ceilings`` measured with a large copy (``CeilingsResults.bandwidth_tb_s``),
+        beside :meth:`SwigluShape.pct_copy`'s same-size copy."""
+        return 100 * self.gb_s(mode) / (1e3 * tb_s)
 
 
 @dataclass(frozen=True)
@@ -181,12 +190,14 @@ class SwigluShape(Checked):
 
 @dataclass(frozen=True)
 class SwigluResults(Results):
-    """Each shape."""
+    """Each shape, and why ``torch_compile`` is not among its paths when it is not (None
+    when it is, and in records made before it was measured)."""
 
     experiment = "gpu_swiglu"
     runs_on = "cuda"
 
     shapes: tuple[SwigluShape, ...]
+    compile_reason: Text | None = None
 
     def compared(self, params: Params, device: Device) -> Compared:
         """Each path's bandwidth as a share of the copy's at each shape, L2 flushed and not
@@ -204,10 +215,10 @@ class SwigluResults(Results):
         rows = (
             (f"[{s.rows}, {s.cols}]", name, text(f"bench.l2.{mode}"), p.model_bytes / MiB)
             + (getattr(p, mode).us, p.gb_s(mode), s.pct_copy(p, mode))
-            + (s.fits_l2,)
+            + (s.fits_l2, p.compile_s)
             for s in self.shapes
             for name, p in s.paths.items()
             for mode in MODES
         )
-        keys = "shape path l2 model_mib median_us gb_s pct_copy fits_l2"
+        keys = "shape path l2 model_mib median_us gb_s pct_copy fits_l2 compile_s"
         return [table(text("bench.swiglu.table"), keys, rows)]
