@@ -131,3 +131,43 @@ def test_key_numbers_come_from_the_audit(check_pdf, monkeypatch):
 
 def test_check_pdf_doctests(check_pdf):
     assert doctest.testmod(check_pdf).failed == 0
+
+
+# A page as the English PDF prints it: lang="en", code in prose and a printed table.
+_EN_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><style>{css}</style>
+</head><body><p>Check it with <code class="literal">--mfu bucketed=0.3</code>.</p>
+<pre>Strategy   Rows executed   Padding
+generic    4096            0 %</pre>{extra}</body></html>"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "fails"),
+    [
+        ("", False),
+        # the English edition's proportional widths reaching the code again
+        (
+            "<style>pre, code, pre *, code * "
+            "{ font-variant-east-asian: proportional-width !important }</style>",
+            True,
+        ),
+    ],
+)
+def test_print_css_sets_english_code_in_a_fixed_width_font(tmp_path, extra, fails):
+    pytest.importorskip("playwright")
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.skip("no Chromium at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    css = (DOCS / "pdf" / "print.css").read_text(encoding="utf-8")
+    page_file = tmp_path / "en.html"
+    page_file.write_text(_EN_PAGE.format(css=css, extra=extra), encoding="utf-8")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.emulate_media(media="print")
+        page.goto(page_file.as_uri())
+        page.evaluate("() => document.fonts.ready")
+        problems = page.evaluate((DOCS / "pdf" / "monospace.js").read_text(encoding="utf-8"))
+        browser.close()
+    assert bool(problems) == fails, problems
