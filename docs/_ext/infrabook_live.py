@@ -69,8 +69,10 @@ def _field_html(calc: str, f: Field) -> str:
             f'value="{value}" autocomplete="off" spellcheck="false" '
             f'aria-describedby="{ident}-error">'
         )
+    # a list of values takes the form's whole width, so its default is seen whole
+    wide = " live-list" if f.kind in ("calls", "floats", "ints") else ""
     return (
-        f'<div class="live-field"><label for="{ident}">{label}</label>{control}'
+        f'<div class="live-field{wide}"><label for="{ident}">{label}</label>{control}'
         f'<span class="live-error" id="{ident}-error" data-for="{f.name}"></span></div>'
     )
 

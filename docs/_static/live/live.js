@@ -55,6 +55,8 @@ function show(section, result) {
   formError.textContent = "";
   if (result.ok) {
     section.querySelector(".live-output").innerHTML = result.html;
+    // the site's scroll cues measure the new tables (infrabook-site.js)
+    document.dispatchEvent(new Event("ib:tables"));
     section.dataset.error = "";
     section.dataset.stale = "false";
     status.textContent = section.dataset.msgReady;
