@@ -139,6 +139,42 @@ def test_parallel_strategies_never_cross_and_the_cheaper_one_wins(capsys):
     assert text("live.cell.never") in out and out.rstrip().endswith("a")
 
 
+def test_lines_that_cross_before_the_first_run_never_cross(capsys):
+    """b costs more from n = 0 on and runs slower: the lines meet at n = -50, which is
+    written as "never" (in the build's language), not as a number of runs."""
+    assert main(["crossover", "--strategy", "a:100:5", "--strategy", "b:200:7"]) == 0
+    out = capsys.readouterr().out
+    assert text("live.cell.never_ahead") in out
+    assert not re.search(r"[-−]\d", out)
+
+
+# Chapter 6's own case: bucketed at 30 % executed utilisation never catches up.
+OWN_BUCKETS = ["buckets", "--rows", "300x20,700x4,1900", "--buckets", "512,1024,2048"]
+
+
+def test_a_negative_crossover_is_never_rounded_into_a_number(capsys):
+    assert main([*OWN_BUCKETS, "--mfu", "bucketed=0.3"]) == 0
+    out = capsys.readouterr().out
+    pair = next(line for line in out.splitlines() if "↔" in line)
+    assert pair.split(None, 3)[-1].strip() == text("live.cell.never_ahead")
+    assert not re.search(r"[-−]\d", out)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_notes_under_the_tables_wrap_and_the_peak_is_explained(lang, monkeypatch, capsys):
+    """Only the tables may be wider than a terminal: their notes are wrapped; a peak the
+    reader did not choose (--mfu alone moves it from the article's implied 500 to
+    conf's 503.8) is said where it comes from."""
+    monkeypatch.setenv("INFRABOOK_LANG", lang)
+    assert main([*OWN_BUCKETS, "--mfu", "bucketed=0.3"]) == 0
+    out = capsys.readouterr().out
+    prose = [line for line in out.splitlines() if "  " not in line.strip()]
+    assert prose and max(display_width(line) for line in prose) <= 80
+    assert "503.8" in out and "500" in out
+    assert main(OWN_BUCKETS) == 0
+    assert "503.8" not in capsys.readouterr().out
+
+
 def test_console_script_and_module_entry_point():
     out = subprocess.run(
         [sys.executable, "-m", "infrabook", "audit"], capture_output=True, text=True, check=True
