@@ -66,6 +66,10 @@ def test_defaults_are_the_articles_case(capsys):
     assert json.loads(capsys.readouterr().out)["standard_intermediate_traffic_bytes"] == 2**30
 
 
+# how an empty field is quoted in a message
+EMPTY = text("live.error.empty_raw")
+
+
 def _field_error(key: str, field: str, raw: str) -> str:
     return text(key, label=Field(field, "int", "1").name_text, raw=raw)
 
@@ -97,8 +101,14 @@ def _choice_error(field: str, raw: str, choices: str) -> str:
         (["softmax", "--scores", "a,b"], _field_error("live.error.read_floats", "scores", "a,b")),
         (["launches", "--runs", "-1"], _field_error("live.error.positive_int", "runs", "-1")),
         (["buckets", "--rows", "4096"], "超过了最大的桶（2048）"),
-        (["buckets", "--buckets", ""], _field_error("live.error.positive_items", "buckets", "''")),
-        (["buckets", "--rows", ""], _field_error("live.error.positive_calls", "calls", "''")),
+        (
+            ["buckets", "--buckets", ""],
+            _field_error("live.error.positive_items", "buckets", EMPTY),
+        ),
+        (
+            ["buckets", "--rows", ""],
+            _field_error("live.error.positive_calls", "calls", EMPTY),
+        ),
         (["attention", "--block-q", "0"], _field_error("live.error.positive_int", "block_q", "0")),
         # the calculators' own messages, on values each option accepts alone
         (["crossover", "--strategy", "a:1:5"], text("error.strategy.too_few", count=1)),
@@ -350,3 +360,12 @@ def test_a_coloured_heading_still_ends_in_the_languages_colon(monkeypatch):
     formatter = Formatter("p")
     formatter.start_section("选项")
     assert formatter.format_help() == "用法：p\n\n\x1b[1;34m选项：\x1b[0m\n  -h\n"
+
+
+def test_count_mismatch_reads_for_one_score_too(monkeypatch, capsys):
+    """English: no "2 values for 1 scores"; the counts are named, not pluralised."""
+    monkeypatch.setenv("INFRABOOK_LANG", "en")
+    with pytest.raises(SystemExit):
+        raise SystemExit(main(["softmax", "--scores", "0", "--values", "1,2"]))
+    err = capsys.readouterr().err
+    assert "scores: 1" in err and "1 scores" not in err

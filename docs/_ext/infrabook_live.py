@@ -96,6 +96,7 @@ def calculator_html(name: str, mb: str) -> str:
         for key in ("ready", "file", "unsupported", "failed", "stale")
     }
     messages["data-msg-loading"] = text("live.ui.loading", mb=mb)
+    messages["data-msg-enable-loaded"] = text("live.ui.enable_loaded")
     attrs = " ".join(f'{k}="{html.escape(v)}"' for k, v in messages.items())
     fields = "".join(_field_html(name, f) for f in calc.fields)
     return (

@@ -643,6 +643,7 @@ LABELS: dict[str, str] = {
         "{label}：应为 1 到 {items} 项、以逗号分隔，每项在 {low} 到 {high} 之间，收到 {raw}"
     ),
     "live.error.same_length": "值的个数（{values}）与分数的个数（{scores}）不同",
+    "live.error.empty_raw": "空白",
     "live.col.plan": "方案",
     "live.col.kernels": "kernel 数",
     "live.col.traffic_mib": "流量 MiB",
@@ -689,6 +690,7 @@ LABELS: dict[str, str] = {
     "live.cell.never": "不相交（平行）",
     "live.cell.never_ahead": "不相交（n ≥ 0 时一方始终更省）",
     "live.ui.enable": "启用实时计算（首次下载 {mb} MB）",
+    "live.ui.enable_loaded": "启用实时计算（Python 已载入，无需再下载）",
     "live.ui.loading": "正在下载并载入浏览器里的 Python（首次 {mb} MB，需要几秒；之后取自缓存）…",
     "live.ui.stale": "输入有误，下表仍是上一次有效输入的结果；改正标红的输入后即更新。",
     "live.ui.ready": "实时计算已启用：修改输入，结果随之更新。",

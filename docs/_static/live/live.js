@@ -122,10 +122,16 @@ function setup(section) {
     compute();
     section.dataset.firstMs = (performance.now() - start).toFixed(0);
     button.hidden = true;
+    // Python is in the page now: the other calculators' buttons no longer offer a download
+    for (const other of document.querySelectorAll('.live-calc[data-state="static"]')) {
+      other.querySelector(".live-enable").textContent = other.dataset.msgEnableLoaded;
+    }
   };
 
   button.addEventListener("click", enable);
   form.addEventListener("input", () => {
+    // until Python answers, the tables shown are for other inputs: dimmed, as stale
+    if (section.dataset.state !== "ready") section.dataset.stale = "true";
     if (section.dataset.state === "static") {
       enable();
       return;
