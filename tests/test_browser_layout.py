@@ -8,6 +8,7 @@ missing, as in test_a11y_checks.py."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,38 @@ def test_punctuation_kept_with_its_formula_passes(tmp_path):
         .replace("，再加上", "，</span>再加上")
     )
     assert not [p for p in _problems(tmp_path, body, True) if "line starts" in p]
+
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ("显存峰值", ["显存", "峰值"]),  # known whole, and known end to end: the parts
+        ("屋顶线", ["屋顶线"]),  # 线 alone is never indexed: kept whole
+        ("融合", ["融合"]),
+        ("在线softmax", ["在线", "softmax"]),
+        ("峰值显存占用", ["峰值", "显存", "占用"]),
+    ],
+)
+def test_chinese_queries_are_cut_into_the_index_words(tmp_path, query, words):
+    """Search (docs/_ext/infrabook_site.py's splitter) with a made-up index of jieba words."""
+    import sys
+
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, str(STATIC.parent / "_ext"))
+    from infrabook_site import SPLIT_QUERY_JS
+
+    terms = {w: 1 for w in ("显存峰值", "显存", "峰值", "屋顶线", "屋顶", "融合", "在线", "占用")}
+    page_file = tmp_path / "search.html"
+    page_file.write_text(
+        "<!doctype html><script>var Search = {_index: {terms: %s, titleterms: {}}};%s</script>"
+        % (json.dumps(terms, ensure_ascii=False), SPLIT_QUERY_JS),
+        encoding="utf-8",
+    )
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(page_file.as_uri())
+        found = page.evaluate("(q) => splitQuery(q)", query)
+        browser.close()
+    assert found == words
