@@ -111,9 +111,9 @@ def test_chinese_queries_are_cut_into_the_index_words(tmp_path, query, words):
 
     terms = {w: 1 for w in ("显存峰值", "显存", "峰值", "屋顶线", "屋顶", "融合", "在线", "占用")}
     page_file = tmp_path / "search.html"
+    index = json.dumps({"terms": terms, "titleterms": {}}, ensure_ascii=False)
     page_file.write_text(
-        "<!doctype html><script>var Search = {_index: {terms: %s, titleterms: {}}};%s</script>"
-        % (json.dumps(terms, ensure_ascii=False), SPLIT_QUERY_JS),
+        f"<!doctype html><script>var Search = {{_index: {index}}};{SPLIT_QUERY_JS}</script>",
         encoding="utf-8",
     )
     with sync_playwright() as pw:
