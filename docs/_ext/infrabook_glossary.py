@@ -23,6 +23,7 @@ def name_terms(app: Sphinx, doctree: nodes.document) -> None:
     """Rename each positional term anchor after the named one of its glossary entry."""
     std = app.env.domains.standard_domain
     docname = app.env.current_document.docname
+    renamed: dict[str, str] = {}
     for glossary in doctree.findall(addnodes.glossary):
         for item in glossary.findall(nodes.definition_list_item):
             terms = list(item.findall(nodes.term))
@@ -35,6 +36,7 @@ def name_terms(app: Sphinx, doctree: nodes.document) -> None:
                     count += 1
                     new = f"{named}-zh" + (f"-{count}" if count > 1 else "")
                     term["ids"][term["ids"].index(old)] = new
+                    renamed[old] = new
                     doctree.ids.pop(old, None)
                     doctree.ids[new] = term
                     text = term.astext()
@@ -45,6 +47,12 @@ def name_terms(app: Sphinx, doctree: nodes.document) -> None:
                             (*entry[:2], new if entry[2] == old else entry[2], *entry[3:])
                             for entry in index["entries"]
                         ]
+    if renamed:
+        # the index domain has already read the page's entries (for the general index)
+        entries = app.env.domains["index"].entries
+        entries[docname] = [
+            (*e[:2], renamed.get(e[2], e[2]), *e[3:]) for e in entries.get(docname, [])
+        ]
 
 
 def setup(app: Sphinx) -> dict:
