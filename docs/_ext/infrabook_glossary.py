@@ -57,4 +57,5 @@ def name_terms(app: Sphinx, doctree: nodes.document) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.connect("doctree-read", name_terms)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+    # a new version re-reads every page: the anchors live in the saved environment
+    return {"env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}
