@@ -32,14 +32,30 @@ GLOSSARY = """\
 """
 
 
-def _build(tmp_path: Path, source: str) -> str:
+# The English edition translates the Chinese term and links it by its source text.
+EN_PO = r"""msgid ""
+msgstr "Content-Type: text/plain; charset=utf-8\n"
+
+msgid "屋顶线"
+msgstr "Roofline"
+
+msgid "见 :term:`屋顶线` 与 :term:`融合`。"
+msgstr "See :term:`the roofline <屋顶线>` and :term:`fusion <融合>`."
+"""
+
+
+def _build(tmp_path: Path, source: str, language: str = "zh_CN") -> str:
     src = tmp_path / "src"
     src.mkdir()
     (src / "conf.py").write_text(
         f"import sys\nsys.path.insert(0, {str(DOCS / '_ext')!r})\n"
-        'extensions = ["infrabook_glossary"]\nlanguage = "zh_CN"\n',
+        f'extensions = ["infrabook_glossary"]\nlanguage = "{language}"\n'
+        'locale_dirs = ["locale"]\n',
         encoding="utf-8",
     )
+    if language == "en":
+        (src / "locale" / "en" / "LC_MESSAGES").mkdir(parents=True)
+        (src / "locale" / "en" / "LC_MESSAGES" / "index.po").write_text(EN_PO, encoding="utf-8")
     (src / "index.rst").write_text(source, encoding="utf-8")
     out = tmp_path / "out"
     done = subprocess.run(
@@ -70,3 +86,9 @@ def test_the_anchor_survives_reordering(tmp_path):
     assert reordered.index("融合") < reordered.index("屋顶线")
     html = _build(tmp_path, reordered)
     assert 'href="#term-roofline-zh"' in html
+
+
+def test_the_english_edition_links_the_translated_term_by_its_name(tmp_path):
+    html = _build(tmp_path, GLOSSARY, language="en")
+    assert "Roofline" in html and 'id="term-roofline-zh"' in html
+    assert 'href="#term-roofline-zh"' in html and not re.search(r'href="#term-\d', html)

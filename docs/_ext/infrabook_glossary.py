@@ -39,15 +39,20 @@ def name_terms(app: Sphinx, doctree: nodes.document) -> None:
                     renamed[old] = new
                     doctree.ids.pop(old, None)
                     doctree.ids[new] = term
-                    text = term.astext()
-                    std.objects["term", text] = (docname, new)
-                    std._terms[text.lower()] = (docname, new)
                     for index in term.findall(addnodes.index):
                         index["entries"] = [
                             (*entry[:2], new if entry[2] == old else entry[2], *entry[3:])
                             for entry in index["entries"]
                         ]
     if renamed:
+        # Every name registered for the term points at the new anchor: in a translated
+        # edition the term is registered twice, under its source text and its translation.
+        for key, (doc, labelid) in list(std.objects.items()):
+            if doc == docname and labelid in renamed:
+                std.objects[key] = (doc, renamed[labelid])
+        for name, (doc, labelid) in list(std._terms.items()):
+            if doc == docname and labelid in renamed:
+                std._terms[name] = (doc, renamed[labelid])
         # the index domain has already read the page's entries (for the general index)
         entries = app.env.domains["index"].entries
         entries[docname] = [
@@ -58,4 +63,4 @@ def name_terms(app: Sphinx, doctree: nodes.document) -> None:
 def setup(app: Sphinx) -> dict:
     app.connect("doctree-read", name_terms)
     # a new version re-reads every page: the anchors live in the saved environment
-    return {"env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}
+    return {"env_version": 2, "parallel_read_safe": True, "parallel_write_safe": True}
