@@ -170,3 +170,16 @@ def test_attention_exercise_trace_matches_fractions() -> None:
     exps, vals = attention.EXERCISE_EXPS, attention.EXERCISE_VALUES
     mean = Fraction(sum(w * v for w, v in zip(exps, vals, strict=True)), sum(exps))
     assert attention.exercises()["ex3_result"] == str(mean)
+
+
+def test_recompute_says_one_line_when_one_line_differs():
+    """Chapter 6's comparison: one differing line is "the only line", not "these lines"."""
+    from infrabook.labels import text
+    from infrabook.prose.recompute import comparison
+
+    _, one = comparison(["a: 1", "b: 2"], ["a: 1", "b: 2"], ["a: 1", "x: 2"])
+    _, two = comparison(["a: 1", "b: 2"], ["a: 1", "b: 2"], ["y: 1", "x: 2"])
+    assert one["rc_text_diff"] == text("prose.recompute.line_differs", lines="b")
+    assert two["rc_text_diff"] == text(
+        "prose.recompute.lines_differ", lines=text("prose.recompute.quote_sep").join("ab")
+    )

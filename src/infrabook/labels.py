@@ -973,6 +973,10 @@ LABELS: dict[str, str] = {
     "prose.recompute.col.whole": "整行一致",
     "prose.recompute.quote_sep": "”“",
     "prose.recompute.lines_same": "每一行都逐字相同",
+    "prose.recompute.line_differs": (
+        "逐字不同的只有“{lines}”这一行：本书的输出沿用正文表格里的策略名（逐形状特化）和本书的标点，"
+        "原文的输出行写作“特化”"
+    ),
     "prose.recompute.lines_differ": (
         "逐字不同的是“{lines}”这几行：本书的输出沿用正文表格里的策略名（逐形状特化）和本书的标点，"
         "原文的输出行写作“特化”"
