@@ -88,6 +88,10 @@ extensions = [
     "infrabook_build",
     "infrabook_a11y",
     "infrabook_live",
+    # inline math kept on one line with its punctuation (after infrabook_i18n's translation)
+    "infrabook_kinsoku",
+    # glossary anchors named after the English term, not numbered
+    "infrabook_glossary",
     "sphinxcontrib.bibtex",
 ]
 exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "README.md"]

@@ -98,6 +98,10 @@ def test_defaults_are_the_articles_case(capsys):
     assert json.loads(capsys.readouterr().out)["standard_intermediate_traffic_bytes"] == 2**30
 
 
+# how an empty field is quoted in a message
+EMPTY = text("live.error.empty_raw")
+
+
 def _field_error(key: str, field: str, raw: str) -> str:
     return text(key, label=Field(field, "int", "1").name_text, raw=raw)
 
@@ -129,8 +133,14 @@ def _choice_error(field: str, raw: str, choices: str) -> str:
         (["softmax", "--scores", "a,b"], _field_error("live.error.read_floats", "scores", "a,b")),
         (["launches", "--runs", "-1"], _field_error("live.error.positive_int", "runs", "-1")),
         (["buckets", "--rows", "4096"], "超过了最大的桶（2048）"),
-        (["buckets", "--buckets", ""], _field_error("live.error.positive_items", "buckets", "''")),
-        (["buckets", "--rows", ""], _field_error("live.error.positive_calls", "calls", "''")),
+        (
+            ["buckets", "--buckets", ""],
+            _field_error("live.error.positive_items", "buckets", EMPTY),
+        ),
+        (
+            ["buckets", "--rows", ""],
+            _field_error("live.error.positive_calls", "calls", EMPTY),
+        ),
         (["attention", "--block-q", "0"], _field_error("live.error.positive_int", "block_q", "0")),
         # the calculators' own messages, on values each option accepts alone
         (["crossover", "--strategy", "a:1:5"], text("error.strategy.too_few", count=1)),
@@ -169,6 +179,42 @@ def test_parallel_strategies_never_cross_and_the_cheaper_one_wins(capsys):
     assert main(["crossover", "--strategy", "a:1:5", "--strategy", "b:2:5"]) == 0
     out = capsys.readouterr().out
     assert text("live.cell.never") in out and out.rstrip().endswith("a")
+
+
+def test_lines_that_cross_before_the_first_run_never_cross(capsys):
+    """b costs more from n = 0 on and runs slower: the lines meet at n = -50, which is
+    written as "never" (in the build's language), not as a number of runs."""
+    assert main(["crossover", "--strategy", "a:100:5", "--strategy", "b:200:7"]) == 0
+    out = capsys.readouterr().out
+    assert text("live.cell.never_ahead") in out
+    assert not re.search(r"[-−]\d", out)
+
+
+# Chapter 6's own case: bucketed at 30 % executed utilisation never catches up.
+OWN_BUCKETS = ["buckets", "--rows", "300x20,700x4,1900", "--buckets", "512,1024,2048"]
+
+
+def test_a_negative_crossover_is_never_rounded_into_a_number(capsys):
+    assert main([*OWN_BUCKETS, "--mfu", "bucketed=0.3"]) == 0
+    out = capsys.readouterr().out
+    pair = next(line for line in out.splitlines() if "↔" in line)
+    assert pair.split(None, 3)[-1].strip() == text("live.cell.never_ahead")
+    assert not re.search(r"[-−]\d", out)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_notes_under_the_tables_wrap_and_the_peak_is_explained(lang, monkeypatch, capsys):
+    """Only the tables may be wider than a terminal: their notes are wrapped; a peak the
+    reader did not choose (--mfu alone moves it from the article's implied 500 to
+    conf's 503.8) is said where it comes from."""
+    monkeypatch.setenv("INFRABOOK_LANG", lang)
+    assert main([*OWN_BUCKETS, "--mfu", "bucketed=0.3"]) == 0
+    out = capsys.readouterr().out
+    prose = [line for line in out.splitlines() if "  " not in line.strip()]
+    assert prose and max(display_width(line) for line in prose) <= 80
+    assert "503.8" in out and "500" in out
+    assert main(OWN_BUCKETS) == 0
+    assert "503.8" not in capsys.readouterr().out
 
 
 def test_console_script_and_module_entry_point():
@@ -346,3 +392,12 @@ def test_a_coloured_heading_still_ends_in_the_languages_colon(monkeypatch):
     formatter = Formatter("p")
     formatter.start_section("选项")
     assert formatter.format_help() == "用法：p\n\n\x1b[1;34m选项：\x1b[0m\n  -h\n"
+
+
+def test_count_mismatch_reads_for_one_score_too(monkeypatch, capsys):
+    """English: no "2 values for 1 scores"; the counts are named, not pluralised."""
+    monkeypatch.setenv("INFRABOOK_LANG", "en")
+    with pytest.raises(SystemExit):
+        raise SystemExit(main(["softmax", "--scores", "0", "--values", "1,2"]))
+    err = capsys.readouterr().err
+    assert "scores: 1" in err and "1 scores" not in err

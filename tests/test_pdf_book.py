@@ -131,3 +131,91 @@ def test_key_numbers_come_from_the_audit(check_pdf, monkeypatch):
 
 def test_check_pdf_doctests(check_pdf):
     assert doctest.testmod(check_pdf).failed == 0
+
+
+# A page as the English PDF prints it: lang="en", code in prose and a printed table.
+_EN_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><style>{css}</style>
+</head><body><p>Check it with <code class="literal">--mfu bucketed=0.3</code>.</p>
+<pre>Strategy   Rows executed   Padding
+generic    4096            0 %</pre>{extra}</body></html>"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "fails"),
+    [
+        ("", False),
+        # the English edition's proportional widths reaching the code again
+        (
+            "<style>pre, code, pre *, code * "
+            "{ font-variant-east-asian: proportional-width !important }</style>",
+            True,
+        ),
+    ],
+)
+def test_print_css_sets_english_code_in_a_fixed_width_font(tmp_path, extra, fails):
+    pytest.importorskip("playwright")
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.skip("no Chromium at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    css = (DOCS / "pdf" / "print.css").read_text(encoding="utf-8")
+    page_file = tmp_path / "en.html"
+    page_file.write_text(_EN_PAGE.format(css=css, extra=extra), encoding="utf-8")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.emulate_media(media="print")
+        page.goto(page_file.as_uri())
+        page.evaluate("() => document.fonts.ready")
+        problems = page.evaluate((DOCS / "pdf" / "print_checks.js").read_text(encoding="utf-8"))
+        browser.close()
+    assert bool(problems) == fails, problems
+
+
+# What the site leaves in a page that the book must not print, or must keep together.
+_PRINT_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><style>{css}</style>
+</head><body><p>Check your answer with <code class="literal">--mfu</code>.</p>
+<div class="pst-scrollable-table-container"><table><tr><td>1</td></tr></table></div>
+<p class="ib-scroll-hint ib-shown">wide table: scroll sideways</p>
+<details class="sd-dropdown" open><summary>Answer</summary><p>It is.</p></details>
+<dl class="simple glossary"><dt>roofline</dt><dd>The bound.</dd></dl></body></html>"""
+
+
+def _print_problems(tmp_path, css: str) -> list[str]:
+    pytest.importorskip("playwright")
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.skip("no Chromium at /usr/bin/chromium")
+    from playwright.sync_api import sync_playwright
+
+    page_file = tmp_path / "print.html"
+    page_file.write_text(_PRINT_PAGE.format(css=css), encoding="utf-8")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.emulate_media(media="print")
+        page.goto(page_file.as_uri())
+        problems = page.evaluate((DOCS / "pdf" / "print_checks.js").read_text(encoding="utf-8"))
+        browser.close()
+    return problems
+
+
+def test_print_css_hides_screen_cues_and_keeps_things_whole(tmp_path):
+    css = (DOCS / "pdf" / "print.css").read_text(encoding="utf-8")
+    assert _print_problems(tmp_path, css) == []
+
+
+def test_print_checks_catch_what_the_book_printed_before(tmp_path):
+    """The stylesheet as it was (cues shown, code broken anywhere, answers and terms free to
+    split): every one of the four is reported."""
+    css = (DOCS / "pdf" / "print.css").read_text(encoding="utf-8")
+    css += (
+        ".ib-scroll-hint { display: block !important }"
+        "p code { word-break: break-all }"
+        "details.sd-dropdown { break-inside: auto !important }"
+        "dl.glossary dt { break-after: auto !important }"
+    )
+    problems = _print_problems(tmp_path, css)
+    for what in ("scroll cue", "inline code", "answer box", "glossary term"):
+        assert any(what in p for p in problems), (what, problems)

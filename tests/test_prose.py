@@ -239,3 +239,16 @@ def test_attention_gpu_prose_matches_the_record() -> None:
     assert best > float(v["c3g_bound"]) and abs(float(v["c3g_bound"]) - bound) < 1
     at = next(r for r in rows if r["seq_len"] == 8192)
     assert at["sdpa"]["median_s"] / at["flash"]["median_s"] < 0.9  # the target is missed
+
+
+def test_recompute_says_one_line_when_one_line_differs():
+    """Chapter 6's comparison: one differing line is "the only line", not "these lines"."""
+    from infrabook.labels import text
+    from infrabook.prose.recompute import comparison
+
+    _, one = comparison(["a: 1", "b: 2"], ["a: 1", "b: 2"], ["a: 1", "x: 2"])
+    _, two = comparison(["a: 1", "b: 2"], ["a: 1", "b: 2"], ["y: 1", "x: 2"])
+    assert one["rc_text_diff"] == text("prose.recompute.line_differs", lines="b")
+    assert two["rc_text_diff"] == text(
+        "prose.recompute.lines_differ", lines=text("prose.recompute.quote_sep").join("ab")
+    )

@@ -157,6 +157,7 @@ def test_admonitions_and_table_columns_labelled_as_the_article_are_quotations():
 
 
 _ZH_ROLE = re.compile(r"\{zh\}`([^`]+)`")
+_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def test_english_quotations_show_the_chinese_original():
@@ -177,9 +178,24 @@ def test_english_quotations_show_the_chinese_original():
         for q in quotes:
             holding = [m for m in messages if occurs_in(q, m.id)]
             shown = [z for m in holding for z in _ZH_ROLE.findall(m.string)]
-            if not any(occurs_in(q, z) and occurs_in(z, article) for z in shown):
+            # words with no Chinese in them (a name: AKG) are their own original
+            latin = not _CJK.search(q) and any(q in m.string for m in holding)
+            if not latin and not any(occurs_in(q, z) and occurs_in(z, article) for z in shown):
                 missing.append(f"{rel}: “{q}”")
     assert not missing, "English quotations without the Chinese original:\n" + "\n".join(missing)
+
+
+def test_no_original_is_shown_beside_itself():
+    """A {zh} original followed by the same words ("AKG AKG") says nothing twice."""
+    from babel.messages.pofile import read_po
+
+    twice = []
+    for po in sorted((ROOT / "docs" / "locale" / "en" / "LC_MESSAGES").rglob("*.po")):
+        with po.open("rb") as f:
+            for m in read_po(f):
+                if m.string and re.search(r"\{zh\}`([^`]+)`\s+\1(?![\w-])", m.string):
+                    twice.append(f"{po.name}: {m.string[:60]}")
+    assert not twice, twice
 
 
 def test_the_audit_calls_its_claims_summaries_unless_they_are_verbatim():

@@ -71,8 +71,10 @@ def _field_html(calc: str, f: Field) -> str:
             f'value="{value}" autocomplete="off" spellcheck="false" '
             f'aria-describedby="{ident}-error">'
         )
+    # a list of values takes the form's whole width, so its default is seen whole
+    wide = " live-list" if f.kind in ("calls", "floats", "ints") else ""
     return (
-        f'<div class="live-field"><label for="{ident}">{label}</label>{control}'
+        f'<div class="live-field{wide}"><label for="{ident}">{label}</label>{control}'
         f'<span class="live-error" id="{ident}-error" data-for="{f.name}"></span></div>'
     )
 
@@ -96,6 +98,7 @@ def calculator_html(name: str, mb: str) -> str:
         for key in ("ready", "file", "unsupported", "failed", "stale")
     }
     messages["data-msg-loading"] = text("live.ui.loading", mb=mb)
+    messages["data-msg-enable-loaded"] = text("live.ui.enable_loaded")
     attrs = " ".join(f'{k}="{html.escape(v)}"' for k, v in messages.items())
     fields = "".join(_field_html(name, f) for f in calc.fields)
     return (

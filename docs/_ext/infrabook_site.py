@@ -5,7 +5,8 @@
   search page. We register a subclass whose stemmer name matches the code it ships, and
   load a user dictionary so jieba keeps the book's terms (分桶, 图重放, ...) whole. The
   query is cut the way the index was: Sphinx's query splitter keeps 屋顶线 or 在线softmax as
-  one word, which no index entry equals.
+  one word, which no index entry equals; a word the index knows that is also known words end
+  to end (显存峰值) is searched as those words, which find it and its paraphrases.
 * Downloads: only the page's MyST source (``.md``), as the theme offers it. The executed
   ``.ipynb`` would show ``{glue:text}`` placeholders where the values belong and carry none
   of the glued figures, so it is not offered.
@@ -32,6 +33,20 @@ from sphinx.search.zh import SearchChinese
 # of Han characters is cut by longest match against the index's own words (one character
 # alone is never indexed: Sphinx's Chinese word filter drops it); Latin runs stay whole.
 SPLIT_QUERY_JS = r"""
+var cover = (run, known) => {
+  // the run as two or more known words of two characters or more, longest first; else null
+  const from = (i) => {
+    if (i === run.length) return [];
+    for (let j = run.length; j >= i + 2; j -= 1) {
+      if (i === 0 && j === run.length) continue;
+      if (!known(run.slice(i, j))) continue;
+      const rest = from(j);
+      if (rest) return [run.slice(i, j), ...rest];
+    }
+    return null;
+  };
+  return from(0);
+};
 var splitQuery = (query) => {
   const index = typeof Search !== "undefined" ? Search._index : null;
   const known = (word) =>
@@ -40,7 +55,19 @@ var splitQuery = (query) => {
   const out = [];
   for (const token of query.split(/[^\p{Letter}\p{Number}_\p{Emoji_Presentation}]+/gu)) {
     for (const run of token.match(/\p{Script=Han}+|[^\p{Script=Han}]+/gu) || []) {
-      if (!/\p{Script=Han}/u.test(run) || index === null || known(run)) {
+      if (!/\p{Script=Han}/u.test(run) || index === null) {
+        out.push(run);
+        continue;
+      }
+      // A known word that is also known words end to end (显存峰值: 显存 + 峰值) is searched
+      // as those words: the index holds them wherever the whole word is, and also where the
+      // text says it otherwise (显存的峰值, 峰值与显存), which the whole word would miss.
+      const parts = cover(run, known);
+      if (parts) {
+        out.push(...parts);
+        continue;
+      }
+      if (known(run)) {
         out.push(run);
         continue;
       }

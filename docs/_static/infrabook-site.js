@@ -19,32 +19,70 @@
         figure: "← wide figure: scroll sideways, or tap it to open it full size →" }
     : { table: "← 表格较宽，可左右滑动 →", block: "← 内容较宽，可左右滑动 →",
         figure: "← 图较宽，可左右滑动；点按图可单独打开原尺寸 →" };
+  // A calculator's tables (built or live) scroll together in its .live-output, so the
+  // table built into the page and the one computed live are laid out alike.
   const SCROLLERS = [
-    [".bd-article .pst-scrollable-table-container, .bd-article .cell_output .text_html", "table"],
+    [".bd-article .pst-scrollable-table-container:not(.live-output *), " +
+     ".bd-article .cell_output .text_html, .bd-article .live-output", "table"],
     [".bd-article div.highlight > pre, .bd-article div.cell_output div.output > pre", "block"],
     [".bd-article a.ib-figure", "figure"],
   ];
-  // Mark scroll containers whose content is wider than they are, and add a hint under them.
+  // A table cut short on a phone, and long, is read row by row instead: each row a card
+  // with every cell under its column's name (the verdict of the audit's 51 rows, not off
+  // to the side of each of them).
+  const STACK_ROWS = 12;
+  const stack = (box) => {
+    const table = box.querySelector("table");
+    if (!table || table.tBodies.length === 0 || table.tBodies[0].rows.length < STACK_ROWS) {
+      return;
+    }
+    const names = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+    if (!names.length) return;
+    for (const row of table.tBodies[0].rows) {
+      [...row.cells].forEach((cell, i) => { cell.dataset.ibLabel = names[i] || ""; });
+    }
+    box.classList.add("ib-stacked");
+  };
+  // A block whose last few pixels are only its own right padding fits once that padding
+  // gives way: no scroll bar and cue for a closing ")" (both kept for anything more).
+  const snug = (box) => {
+    box.style.paddingRight = "";
+    const over = box.scrollWidth - box.clientWidth;
+    const padding = parseFloat(getComputedStyle(box).paddingRight) || 0;
+    if (over > 1 && over < padding) box.style.paddingRight = `${padding - over - 1}px`;
+  };
+  const place = (box, kind, hint) => {
+    // a table's cue comes before it, where a reader of a long table starts
+    if (kind === "table" ? box.previousElementSibling !== hint : box.nextElementSibling !== hint) {
+      if (kind === "table") box.before(hint); else box.after(hint);
+    }
+  };
+  // Mark scroll containers whose content is wider than they are, and add a hint by them.
   const markOverflow = () => {
     const desktop = window.matchMedia("(min-width: 1200px)").matches;
+    const phone = window.matchMedia("(max-width: 540px)").matches;
     for (const [selector, kind] of SCROLLERS) {
       document.querySelectorAll(selector).forEach((box) => {
         box.classList.add("ib-scroll");
         // A table may first take the column's gutter (infrabook-site.css), then scroll.
-        box.classList.remove("ib-wide");
+        box.classList.remove("ib-wide", "ib-stacked");
         if (kind === "table" && desktop && box.scrollWidth > box.clientWidth + 1) {
           box.classList.add("ib-wide");
         }
+        if (kind === "table" && phone && box.scrollWidth > box.clientWidth + 1) stack(box);
+        if (kind === "block") snug(box);
         const wide = box.scrollWidth > box.clientWidth + 1;
         box.classList.toggle("ib-overflows", wide);
-        let hint = box.nextElementSibling;
-        if (!hint || !hint.classList.contains("ib-scroll-hint")) {
+        let hint = box.ibHint;
+        if (!hint) {
           hint = document.createElement("p");
           hint.className = "ib-scroll-hint";
           hint.setAttribute("aria-hidden", "true");
           hint.textContent = HINTS[kind];
-          box.after(hint);
+          box.ibHint = hint;
         }
+        hint.classList.toggle("ib-shown", wide);
+        place(box, kind, hint);
       });
     }
   };
@@ -154,6 +192,8 @@
   // Fonts and MathJax change widths after the first layout.
   window.addEventListener("load", markOverflow);
   window.addEventListener("resize", markOverflow);
+  // a live calculator has replaced its tables (docs/_static/live/live.js)
+  document.addEventListener("ib:tables", markOverflow);
 
   // Search snippets: Sphinx reads [role=main], which in this theme also holds the header
   // menu and the page's table of contents; cells and math come through as source code.

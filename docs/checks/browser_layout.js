@@ -63,6 +63,41 @@ async ({ english, desktop, dark }) => {
     });
   }
 
+  // No line starts with the punctuation that closes an inline formula's clause ("，" after
+  // it, ", then" in English), and none ends with the bracket that opens it.
+  if (article) {
+    const CLOSING = "。，、；：）！？”’》」』,.;:)!?";
+    const OPENING = "（“‘《「『(";
+    const charRect = (node, offset) => {
+      const range = document.createRange();
+      range.setStart(node, offset);
+      range.setEnd(node, offset + 1);
+      return range.getBoundingClientRect();
+    };
+    article.querySelectorAll("mjx-container:not([display='true'])").forEach((math) => {
+      if (!shown(math)) return;
+      const box = math.closest("span.math") || math;
+      const own = math.getBoundingClientRect();
+      const name = (math.querySelector("mjx-assistive-mml") || math).textContent.slice(0, 30);
+      const after = box.nextSibling;
+      if (after && after.nodeType === Node.TEXT_NODE) {
+        const i = after.nodeValue.search(/[^\u2060]/);
+        if (i >= 0 && CLOSING.includes(after.nodeValue[i]) &&
+            charRect(after, i).top >= own.bottom - 2) {
+          out.push(`line starts with "${after.nodeValue[i]}" after the formula "${name}"`);
+        }
+      }
+      const before = box.previousSibling;
+      if (before && before.nodeType === Node.TEXT_NODE) {
+        const text = before.nodeValue.replace(/\u2060+$/, "");
+        if (text && OPENING.includes(text.at(-1)) &&
+            charRect(before, text.length - 1).bottom <= own.top + 2) {
+          out.push(`line ends with "${text.at(-1)}" before the formula "${name}"`);
+        }
+      }
+    });
+  }
+
   // Links (in the article, the previous/next area and the footer) lie within the screen,
   // unless they are inside a box that scrolls sideways.
   document.querySelectorAll(
@@ -98,6 +133,27 @@ async ({ english, desktop, dark }) => {
         out.push(`table wider than its column and not scrollable: "${short(table)}"`);
       } else if (!box.classList.contains("ib-overflows")) {
         out.push(`table scrolls sideways without the scroll cue: "${short(table)}"`);
+      }
+    });
+    // Nothing is cut without a cue: any box of the article that clips or scrolls its
+    // content sideways (a calculator's output, a table's container, a block) and is too
+    // narrow for it carries the scroll cue, shown; a table's cue is at the table's top,
+    // where its reader starts, not a screen or more below.
+    article.querySelectorAll("*").forEach((box) => {
+      // (formulas have their own check above)
+      if (!shown(box) || box.closest("mjx-container, .math")) return;
+      const overflow = getComputedStyle(box).overflowX;
+      if (overflow === "visible" || box.scrollWidth <= box.clientWidth + 1) return;
+      const hint = box.ibHint;
+      if (!box.classList.contains("ib-overflows") || !hint || !shown(hint)) {
+        out.push(`content cut without a scroll cue (${box.scrollWidth} px in ` +
+                 `${box.clientWidth} px, overflow-x: ${overflow}): <${box.tagName.toLowerCase()} ` +
+                 `class="${box.className}"> "${short(box)}"`);
+      } else if (box.querySelector("table") &&
+                 Math.abs(hint.getBoundingClientRect().top - box.getBoundingClientRect().top) >
+                 window.innerHeight / 2) {
+        out.push(`a wide table's scroll cue is ${Math.round(hint.getBoundingClientRect().top -
+                 box.getBoundingClientRect().top)} px from the table's top: "${short(box)}"`);
       }
     });
     article.querySelectorAll("td.ib-num, th.ib-num").forEach((cell) => {

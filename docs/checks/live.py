@@ -35,6 +35,7 @@ from playwright.sync_api import Page, sync_playwright
 
 from infrabook import live
 from infrabook.calculators import Field, calculators
+from infrabook.labels import text
 
 from .browser import CHROMIUM_FLAGS, has_chromium, serve_edition
 
@@ -108,7 +109,20 @@ def check_page(page: Page, url: str, timings: dict) -> list[str]:
         calc = calcs[name]
         if _tables(page, section) != _expected(live.run(name, {})):
             failures.append(f"{url} {name}: static tables differ from live.run(defaults)")
-        page.click(f"{section} .live-enable")
+        first = page.eval_on_selector(section, "s => s.dataset.state") == "static" and (
+            page.eval_on_selector_all(".live-calc[data-state='ready']", "els => els.length") == 0
+        )
+        if first and calc.fields[0].kind not in ("choice", "bool"):
+            # The reader edits a field before Python is there (the edit starts it): until the
+            # first answer, the build-time tables are for other inputs, so they are stale.
+            _set(page, section, calc.fields[0], calc.fields[0].default)
+            if page.eval_on_selector(section, "s => s.dataset.stale") != "true":
+                failures.append(
+                    f"{url} {name}: a field edited while Python loads leaves the "
+                    "build-time tables undimmed"
+                )
+        else:
+            page.click(f"{section} .live-enable")
         page.wait_for_function(
             "s => ['ready', 'failed'].includes(document.querySelector(s).dataset.state)",
             arg=section,
@@ -119,6 +133,12 @@ def check_page(page: Page, url: str, timings: dict) -> list[str]:
             status = page.inner_text(f"{section} .live-status")
             failures.append(f"{url} {name}: did not start: {status}")
             continue
+        # Python is loaded: no other calculator still offers the download
+        for button in page.eval_on_selector_all(
+            ".live-calc[data-state='static'] .live-enable", "els => els.map(e => e.textContent)"
+        ):
+            if button != text("live.ui.enable_loaded"):
+                failures.append(f"{url}: once Python is loaded a button still says {button!r}")
         timings.setdefault("first_ms", []).append(
             float(page.eval_on_selector(section, "s => s.dataset.firstMs"))
         )

@@ -87,9 +87,9 @@ def _fix_prose(text: str) -> str:
     return text
 
 
-# Between inline math and the full-width punctuation after it: a word joiner (U+2060), so
-# that a narrow screen never starts a line with the punctuation (a browser may break
-# after a formula, which it lays out as one unbreakable box).
+# Between inline math and the full-width punctuation after it: a word joiner (U+2060), which
+# marks the pair in the source. Chromium breaks a line there all the same, so the HTML keeps
+# the two together with a span instead and drops the joiner (docs/_ext/infrabook_kinsoku.py).
 WORD_JOINER = "\u2060"
 _CLOSING = "。，、；：）！？”"
 

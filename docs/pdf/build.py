@@ -137,6 +137,10 @@ def print_book(index: Path, edition: str, site: str, raw: Path) -> list[dict]:
         page.add_style_tag(content=css)
         headings = page.evaluate(prepare, book)
         page.evaluate("() => document.fonts.ready")
+        problems = page.evaluate((HERE / "print_checks.js").read_text(encoding="utf-8"))
+        if problems:
+            browser.close()
+            sys.exit(f"{index}: " + "; ".join(problems))
         # Chromium's own outline (outline=True) leaves out headings it has re-parented; the
         # outline is written from the headings instead (see finish).
         page.pdf(path=str(raw), **PAGE, margin=MARGIN, print_background=True, tagged=True)

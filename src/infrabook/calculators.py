@@ -175,8 +175,8 @@ class Field:
         return value
 
     def _fail(self, key: str, raw: str, **extra: str) -> Any:
-        low = number_text(self.low, "g") if self.low is not None else ""
-        high = number_text(self.high, "g") if self.high is not None else ""
+        low = bound_text(self.low) if self.low is not None else ""
+        high = bound_text(self.high) if self.high is not None else ""
         if self.high is None and key not in ("live.error.choice", "live.error.large_int"):
             # the CLI's unbounded reading
             lists = {"calls": "calls", "ints": "items", "floats": "floats"}
@@ -192,11 +192,22 @@ class Field:
                 # an unprintable character (a control code, a line break) is shown escaped
                 # and a long value cut: the message is one line in a terminal and one
                 # short paragraph on a page
-                raw=quoted(raw) or "''",
+                raw=quoted(raw) or text("live.error.empty_raw"),
                 items=self.max_items,
                 **extra,
             ),
         )
+
+
+def bound_text(value: float) -> str:
+    """A field's bound as a reader writes it, not as Python prints it.
+
+    >>> bound_text(1e-6), bound_text(1e9), bound_text(1048576), bound_text(0.5)
+    ('0.000001', '1,000,000,000', '1,048,576', '0.5')
+    """
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.12f}".rstrip("0")
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from infrabook import config, i18n, labels
-from infrabook.argparse_lang import Parser, argparse_words
+from infrabook.argparse_lang import Parser, argparse_words, wrap
 from infrabook.audit import audit, section6_lines
 from infrabook.bucketing import (
     BucketingScenario,
@@ -36,10 +36,23 @@ from infrabook.crossover import parse_strategy
 from infrabook.quoting import line
 from infrabook.serialise import jsonable
 
+# Notes under the tables are wrapped at this many columns: a table may be wider than a
+# terminal or the book's column, and scrolls; its notes are prose and must not.
+NOTE_COLUMNS = 80
+
+
+def _paragraph(note: str) -> str:
+    return "\n".join(wrap(note, NOTE_COLUMNS))
+
 
 def _shown(result: Result, *after: str) -> tuple[Any, str]:
-    """The data for ``--json`` and the text to print: the tables, then ``after``."""
-    return result.data, "\n\n".join([*(t.text() for t in result.tables), *after])
+    """The data for ``--json`` and the text to print: the tables (their notes wrapped at
+    :data:`NOTE_COLUMNS`), then ``after``, wrapped too."""
+    tables = [
+        "\n".join(filter(None, (replace(t, note="").text(), t.note and _paragraph(t.note))))
+        for t in result.tables
+    ]
+    return result.data, "\n\n".join([*tables, *(_paragraph(a) for a in after)])
 
 
 def _cmd_calc(args: argparse.Namespace) -> tuple[Any, str]:
@@ -107,7 +120,14 @@ def _cmd_buckets(args: argparse.Namespace) -> tuple[Any, str]:
         peak=f"{peak:g}",
         mfus=",".join(f"{s.name}={s.mfu:g}" for s in sc.strategies),
     )
-    return _shown(calculators()["buckets"].compute(values), assumed)
+    stated = article_bucketing().implied_peak_tflops("article")
+    # the reader did not ask for another peak: say where this one comes from
+    source = (
+        [labels.text("buckets.peak_source", peak=f"{peak:g}", stated=f"{stated:g}")]
+        if peak != stated
+        else []
+    )
+    return _shown(calculators()["buckets"].compute(values), assumed, *source)
 
 
 def _cmd_crossover(args: argparse.Namespace) -> tuple[Any, str]:

@@ -93,12 +93,19 @@ class Crossing:
     @property
     def runs_text(self) -> str:
         """The crossing as a table cell shows it: runs to one decimal, or "never" in the
-        build's language for parallel lines.
+        build's language for parallel lines and for lines that cross before the first run
+        (a negative crossover is no number of runs: one strategy is cheaper throughout).
 
         >>> Crossing("a", "b", 65.217).runs_text, Crossing("a", "b", None).runs_text
         ('65.2', '不相交（平行）')
+        >>> Crossing("a", "b", -449.5).runs_text
+        '不相交（n ≥ 0 时一方始终更省）'
         """
-        return text("live.cell.never") if self.runs is None else number_text(self.runs, ".1f")
+        if self.runs is None:
+            return text("live.cell.never")
+        if self.runs < 0:
+            return text("live.cell.never_ahead")
+        return number_text(self.runs, ".1f")
 
 
 def pairwise(lines: Sequence[Line]) -> tuple[Crossing, ...]:

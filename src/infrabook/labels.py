@@ -603,6 +603,10 @@ LABELS: dict[str, str] = {
         "执行利用率（含补齐行）是假设，不是实测，可用 --mfu 改：{mfus}；"
         "占峰值 {peak} TFLOP/s。有用 MFU 只计实际行。"
     ),
+    "buckets.peak_source": (
+        "给了 --mfu，处理率都按“执行利用率 × 峰值”计算，峰值取 conf/scenarios.toml 的 "
+        "{peak} TFLOP/s（原文的分母）；原文取整的处理率对应的峰值是 {stated} TFLOP/s。"
+    ),
     "audit.note.bucketing_mfu": (
         "原文的 {stated}% 计入补齐行，是执行利用率；有用 MFU（PaLM 的定义，只计实际行）"
         "为 {useful:.1%}（按峰值 {peak:g} TFLOP/s 为 {useful_peak:.1%}）"
@@ -676,6 +680,7 @@ LABELS: dict[str, str] = {
         "{label}：应为 1 到 {items} 项、以逗号分隔，每项在 {low} 到 {high} 之间，收到 {raw}"
     ),
     "live.error.same_length": "值的个数（{values}）与分数的个数（{scores}）不同",
+    "live.error.empty_raw": "空白",
     "live.col.plan": "方案",
     "live.col.kernels": "kernel 数",
     "live.col.traffic_mib": "流量 MiB",
@@ -720,7 +725,9 @@ LABELS: dict[str, str] = {
     "live.row.flash_kv": "其中 K、V 的读取",
     "live.note.softmax_result": "结果 u/ℓ = {value}",
     "live.cell.never": "不相交（平行）",
+    "live.cell.never_ahead": "不相交（n ≥ 0 时一方始终更省）",
     "live.ui.enable": "启用实时计算（首次下载 {mb} MB）",
+    "live.ui.enable_loaded": "启用实时计算（Python 已载入，无需再下载）",
     "live.ui.loading": "正在下载并载入浏览器里的 Python（首次 {mb} MB，需要几秒；之后取自缓存）…",
     "live.ui.stale": "输入有误，下表仍是上一次有效输入的结果；改正标红的输入后即更新。",
     "live.ui.ready": "实时计算已启用：修改输入，结果随之更新。",
@@ -1003,6 +1010,10 @@ LABELS: dict[str, str] = {
     "prose.recompute.col.whole": "整行一致",
     "prose.recompute.quote_sep": "”“",
     "prose.recompute.lines_same": "每一行都逐字相同",
+    "prose.recompute.line_differs": (
+        "逐字不同的只有“{lines}”这一行：本书的输出沿用正文表格里的策略名（逐形状特化）和本书的标点，"
+        "原文的输出行写作“特化”"
+    ),
     "prose.recompute.lines_differ": (
         "逐字不同的是“{lines}”这几行：本书的输出沿用正文表格里的策略名（逐形状特化）和本书的标点，"
         "原文的输出行写作“特化”"

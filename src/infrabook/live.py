@@ -9,7 +9,7 @@ here imports numpy, so it runs there.
 >>> out["ok"], out["tables"][0]["rows"][0][2]
 (True, '72')
 >>> run("fusion", {"rows": "-3"})["error"]
-'行数 rows：应为 1 到 1048576 之间的整数，收到 -3'
+'行数 rows：应为 1 到 1,048,576 之间的整数，收到 -3'
 """
 
 from __future__ import annotations

@@ -55,6 +55,8 @@ function show(section, result) {
   formError.textContent = "";
   if (result.ok) {
     section.querySelector(".live-output").innerHTML = result.html;
+    // the site's scroll cues measure the new tables (infrabook-site.js)
+    document.dispatchEvent(new Event("ib:tables"));
     section.dataset.error = "";
     section.dataset.stale = "false";
     status.textContent = section.dataset.msgReady;
@@ -120,10 +122,16 @@ function setup(section) {
     compute();
     section.dataset.firstMs = (performance.now() - start).toFixed(0);
     button.hidden = true;
+    // Python is in the page now: the other calculators' buttons no longer offer a download
+    for (const other of document.querySelectorAll('.live-calc[data-state="static"]')) {
+      other.querySelector(".live-enable").textContent = other.dataset.msgEnableLoaded;
+    }
   };
 
   button.addEventListener("click", enable);
   form.addEventListener("input", () => {
+    // until Python answers, the tables shown are for other inputs: dimmed, as stale
+    if (section.dataset.state !== "ready") section.dataset.stale = "true";
     if (section.dataset.state === "static") {
       enable();
       return;

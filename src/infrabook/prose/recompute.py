@@ -83,7 +83,9 @@ def comparison(
     claim = claims_stated()
     if differing:
         quote = text("prose.recompute.quote_sep").join(differing)
-        diff = text("prose.recompute.lines_differ", lines=quote)
+        # one line or several: the sentence says which, not "these lines" for one
+        one = len(differing) == 1
+        diff = text(f"prose.recompute.{'line_differs' if one else 'lines_differ'}", lines=quote)
     else:
         diff = text("prose.recompute.lines_same")
     return Table("", columns, tuple(rows)), {
