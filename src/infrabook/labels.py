@@ -271,6 +271,9 @@ LABELS: dict[str, str] = {
         "另有 {n} 台机器在同样的尺寸上测过：各项可比的数值与这台相差不超过 {spread}%"
         "（各台机器并排见实测附录）。"
     ),
+    "bench.cmp.identical": (
+        "另有 {n} 台机器在同样的尺寸上测过：各项可比的数值与这台相同（各台机器并排见实测附录）。"
+    ),
     "bench.cmp.none_yet": "{path} 里还没有别的记录可以比较。",
     "bench.cmp.files": "记录文件：{paths}",
     "bench.fig.machines": "各台机器与本书的模型",

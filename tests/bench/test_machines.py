@@ -156,7 +156,11 @@ def test_a_chapter_says_how_many_other_machines_agree_and_within_what(bench_dir)
     # the fused paths' speed-ups fall by 1/1.1 and their bandwidths too: 9.1 % off
     assert others == 1 and worst == pytest.approx(100 * (1 - 1 / 1.1))
     assert report.show("fusion").notes == (text("bench.cmp.agree", n=1, spread="9"),)
-    assert report.show("launches").notes == (text("bench.cmp.agree", n=1, spread="0"),)
+    # launch counts do not scale: the same on both, said as such, never "within 0%"
+    assert report.show("launches").notes == (text("bench.cmp.identical", n=1),)
+    _other_machine(bench_dir, scale=1.002)  # 0.2 % off: two figures, not "within 0%"
+    assert report.show("fusion").notes == (text("bench.cmp.agree", n=1, spread="0.2"),)
+    _other_machine(bench_dir, scale=1.1)
     quick = json.loads((bench_dir / "cpu-other-4c-abcdef.json").read_text(encoding="utf-8"))
     for entry in quick["experiments"].values():
         entry["provenance"]["quick"] = True  # other sizes: shown beside, not compared

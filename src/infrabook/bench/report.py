@@ -195,7 +195,11 @@ def agreement(experiment: str, *, folder: Folder = None) -> str:
     others, worst = compare.spread(experiment, ref, found) if ref else (0, None)
     if worst is None:
         return text("bench.cmp.alone")
-    return text("bench.cmp.agree", n=others, spread=f"{worst:.0f}")
+    if worst == 0:
+        return text("bench.cmp.identical", n=others)
+    # under half a percent, a whole percent would read "within 0%": keep two figures
+    spread = f"{worst:.0f}" if worst >= 0.5 else number_text(worst, ".2g")
+    return text("bench.cmp.agree", n=others, spread=spread)
 
 
 def side_by_side(
