@@ -332,3 +332,23 @@ def test_select_rejects_unknown_names():
         run.select(["fusoin"])
     names = " / ".join(("cpu", "gpu", *EXPERIMENTS))
     assert str(exc.value) == text("bench.cli.error.experiment", name="'fusoin'", names=names)
+
+
+def test_a_record_read_again_is_not_parsed_again_until_it_changes(bench_dir, monkeypatch):
+    """A build asks for every record many times: the same bytes are parsed and checked once
+    (security review L3), a rewritten file is read afresh, and a refusal is never cached."""
+    path = record.merge("cpu-test-1c-abcdef", fake_entry(marker=1.0), bench_dir)
+    parsed = []
+    real = record.validate.parse
+    monkeypatch.setattr(record.validate, "parse", lambda raw: parsed.append(1) or real(raw))
+    record._checked.cache_clear()
+    first = record.read(path)
+    assert record.read(path) is first and len(parsed) == 1
+    record.merge("cpu-test-1c-abcdef", fake_entry(marker=2.0), bench_dir)
+    again = record.read(path)
+    assert len(parsed) == 2 and again != first
+    path.write_text("{", encoding="utf-8")
+    for _ in range(2):
+        with pytest.raises(RecordError, match="not valid JSON"):
+            record.read(path)
+    assert len(parsed) == 4
