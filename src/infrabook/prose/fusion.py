@@ -237,6 +237,61 @@ def gpu_check(folder: Any = None) -> dict[str, str]:
     }
 
 
+def _path_name(path: str | None) -> str:
+    """A fusion path as the prose names it: torch.compile's in words, the others by name
+    (a dash where none ran)."""
+    return text("prose.records.compile_path") if path == "compile" else path or "—"
+
+
+def live_values(entry: Any) -> dict[str, str]:
+    """The build's own scaled-down run of the CPU fusion experiment (``entry``, measured once
+    per build): its tensors' size, and its fastest fused path against eager."""
+    p, results = entry.params, entry.results
+    g = activation_chain(p["rows"], p["cols"], p["dtype"]).tensor("G")
+    return {
+        "c2_live_mib": f"{mib(g.nbytes):g}",
+        "c2_live_best_path": _path_name(results.best),
+        "c2_live_best_speedup": f"{results.speedup(results.best):.2f}",
+    }
+
+
+def cpu_values() -> dict[str, Any]:
+    """What the section on the book's own CPU measurement says of the reference CPU record's
+    ``fusion`` entry: cores and repetitions, the fastest fused path against eager and against
+    the byte model, each path's share of the copy's bandwidth, per-element times of the two
+    fused paths, and the figure.
+
+    >>> v = cpu_values()
+    >>> v["c2_cpu_model_speedup"], v["c2_cpu_best_path"] in ("numexpr", _path_name("compile"))
+    ('1.67', True)
+    """
+    from infrabook.bench import report
+
+    results, entry = report.results("fusion"), report.entry("fusion")
+    assert entry is not None  # report.results raised LookupError if it were
+    params = entry.params
+    ms = {name: path.timing.ms for name, path in results.paths.items() if path.timing}
+    rows, cols = article()[0].tensor("G").shape
+    elements = rows * cols
+    best = results.best
+    return {
+        "c2_cpu_cores": str(params["threads"]),
+        "c2_cpu_reps": str(params["reps"]),
+        "c2_cpu_best_path": _path_name(best),
+        "c2_cpu_best_speedup": f"{results.speedup(best):.2f}",
+        "c2_cpu_model_speedup": f"{results.model_speedup:.2f}",
+        "c2_cpu_best_pct": f"{results.pct_copy(best):.0f}",
+        "c2_cpu_eager_pct": f"{results.pct_copy('eager'):.0f}",
+        "c2_cpu_copy": f"{results.paths['copy'].gb_s:.1f}",
+        "c2_cpu_numexpr_speedup": f"{results.speedup('numexpr'):.2f}",
+        "c2_cpu_numexpr_ns": f"{ms['numexpr'] * 1e6 / elements:.1f}",
+        "c2_cpu_compile_ns": f"{ms['compile'] * 1e6 / elements:.1f}",
+        "c2_cpu_copy_ms": f"{ms['copy']:.1f}",
+        "c2_cpu_numexpr_ms": f"{ms['numexpr']:.1f}",
+        "fig_fusion_cpu_bench": report.figure("fusion"),
+    }
+
+
 def device_table() -> Table:
     """Each device's memory bandwidth, FP32 peak and ridge points.
 
