@@ -11,6 +11,7 @@ import importlib.util
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -20,7 +21,7 @@ import pytest
 import torch
 import triton.testing
 
-import infrabook.kernels  # noqa: F401 - decides interpreting before a test fakes CUDA
+import infrabook.kernels  # decides interpreting before a test fakes CUDA
 from infrabook import config
 from infrabook.bench import (
     attention,
@@ -220,6 +221,14 @@ def fake_cuda(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
 
 
+# A fake GPU over kernels decorated for the interpreter: on a machine with CUDA the kernels
+# compile natively, so there is no interpreter to refuse.
+_INTERPRETER_ONLY = pytest.mark.skipif(
+    not infrabook.kernels.INTERPRETED, reason="a CUDA device: the kernels are not interpreted"
+)
+
+
+@_INTERPRETER_ONLY
 def test_the_rig_refuses_the_interpreter_when_a_gpu_is_present(fake_cuda, bench_dir, capsys):
     with pytest.raises(cuda.RigError, match="TRITON_INTERPRET"):
         cuda.rig()
@@ -413,6 +422,10 @@ def no_git(tmp_path, monkeypatch):
 
 
 def test_the_commit_is_passed_in_without_a_git_checkout(no_git, monkeypatch):
+    # A stamp as in a checkout, so that the test holds in a `git archive` copy too.
+    stamp = no_git / "COMMIT"
+    stamp.write_text("$Format:%H$\n")
+    monkeypatch.setattr(host, "ARCHIVED_COMMIT", stamp)
     assert host.git_info()["commit"] is None  # the archive stamp is still "$Format:%H$"
     host.git_info.cache_clear()
     monkeypatch.setenv("INFRABOOK_COMMIT", "0123abc")
@@ -432,7 +445,8 @@ def test_the_commit_is_read_from_an_archived_package(no_git, monkeypatch):
 
 
 def test_the_package_carries_an_archive_stamp():
-    assert host.ARCHIVED_COMMIT.read_text().strip() == "$Format:%H$"
+    # In a checkout the placeholder; in a copy made by `git archive`, the commit it wrote.
+    assert re.fullmatch(r"\$Format:%H\$|[0-9a-f]{40}", host.ARCHIVED_COMMIT.read_text().strip())
     attributes = (host.ARCHIVED_COMMIT.parents[2] / ".gitattributes").read_text()
     assert "src/infrabook/COMMIT export-subst" in attributes
 
@@ -466,6 +480,7 @@ def _preflight():
     return module
 
 
+@_INTERPRETER_ONLY
 def test_the_preflight_says_what_will_happen(monkeypatch, capsys):
     preflight = _preflight()
     assert preflight.main() == 0

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from infrabook.kernels import (
+    INTERPRETED,
     flash_attention,
     swiglu,
     swiglu_per_tile,
@@ -123,6 +124,15 @@ def test_attention_rejects_mismatches(device):
         flash_attention(q, k.transpose(1, 2), v)
     with pytest.raises(ValueError, match="q and v must be on the same device"):
         flash_attention(q, k, v.to("meta"))
+
+
+@pytest.mark.skipif(INTERPRETED, reason="in the interpreter the kernels take CPU tensors")
+def test_compiled_kernels_reject_cpu_tensors():
+    g = _ones((3, 5), "cpu")
+    with pytest.raises(ValueError, match="g is on cpu, but the kernels were compiled for CUDA"):
+        swiglu(g, g)
+    with pytest.raises(ValueError, match="q is on cpu, but the kernels were compiled for CUDA"):
+        flash_attention(*_qkv((1, 1, 8, 16), "cpu"))
 
 
 def test_attention_rejects_flags_and_tiles(device):

@@ -128,7 +128,9 @@ _OBJECTS: tuple[tuple[tuple[str, ...], dict[str, tuple[type, ...]], frozenset[st
     ),
     (
         (*_PROV, "git"),
-        {"commit": _STR + _NONE, "dirty": _BOOL + _NONE, "error": _STR},
+        # source: where host.git_info read the commit outside a checkout (a stopgap until
+        # the record's shape is declared once)
+        {"commit": _STR + _NONE, "dirty": _BOOL + _NONE, "error": _STR, "source": _STR},
         frozenset({"commit", "dirty"}),
     ),
     (

@@ -1,6 +1,7 @@
 """Triton kernels behind the book: fused SwiGLU, fused SwiGLU + quantisation,
-FlashAttention's forward pass and a persistent kernel. One op per module, each with its
-kernel(s), a wrapper that checks inputs, and the PyTorch reference it is tested against.
+FlashAttention's forward pass and its ladder of faster rungs, and a persistent kernel. One
+op per module, each with its kernel(s), a wrapper that checks inputs, and the PyTorch
+reference it is tested against.
 
 CPU-ONLY MACHINES: importing this package sets ``TRITON_INTERPRET=1`` when that variable
 is unset and ``torch.cuda.is_available()`` is False. Triton reads the variable when a
@@ -40,6 +41,7 @@ if "TRITON_INTERPRET" not in os.environ and not torch.cuda.is_available():
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
 from infrabook.kernels._checks import DEVICE, INTERPRETED
+from infrabook.kernels.attention_ladder import RUNGS, ladder_attention
 from infrabook.kernels.flash_attention import (
     BLOCK_M,
     BLOCK_N,
@@ -79,9 +81,11 @@ __all__ = [
     "MAX_HEAD_DIM",
     "MIN_HEAD_DIM",
     "NUM_WARPS",
+    "RUNGS",
     "Launch",
     "attention_reference",
     "flash_attention",
+    "ladder_attention",
     "resident_on",
     "swiglu",
     "swiglu_per_tile",

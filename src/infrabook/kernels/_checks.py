@@ -50,11 +50,6 @@ def check_inputs(op: str, rank: int, **tensors: torch.Tensor) -> None:
                 f"{op}: {name} must be contiguous (row-major), got strides {t.stride()} "
                 f"for shape {tuple(t.shape)}; call .contiguous() first"
             )
-        if not INTERPRETED and t.device.type != DEVICE:
-            raise ValueError(
-                f"{op}: {name} is on {t.device}, but the kernels were compiled for CUDA; "
-                "move the tensors to the GPU"
-            )
     for name, t in tensors.items():
         if t.shape != first.shape:
             raise ValueError(
@@ -71,6 +66,13 @@ def check_inputs(op: str, rank: int, **tensors: torch.Tensor) -> None:
                 f"{op}: {first_name} and {name} must be on the same device, "
                 f"got {first_name} on {first.device} and {name} on {t.device}"
             )
+    # Last, once all are alike, so that a mismatch is reported the same way on a CPU and
+    # on a GPU (a CPU tensor beside a CUDA one is a mismatch first, a wrong device second).
+    if not INTERPRETED and first.device.type != DEVICE:
+        raise ValueError(
+            f"{op}: {first_name} is on {first.device}, but the kernels were compiled for CUDA; "
+            "move the tensors to the GPU"
+        )
 
 
 def check_block(name: str, value: object, low: int, high: int) -> int:

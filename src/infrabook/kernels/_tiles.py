@@ -1,4 +1,4 @@
-"""Device code shared by the SwiGLU kernels, so that no op imports another op's privates.
+"""Device code shared by the kernels, so that no op imports another op's privates.
 
 The whole per-tile kernel is here too because two ops launch it: ``swiglu`` with its
 default tile and ``swiglu_per_tile`` with any tile size, so the per-tile and persistent
@@ -36,3 +36,15 @@ def swiglu_tile(g_ptr, u_ptr, z_ptr, offs, n):
 @triton.jit
 def swiglu_kernel(g_ptr, u_ptr, z_ptr, n, BLOCK: tl.constexpr):
     swiglu_tile(g_ptr, u_ptr, z_ptr, tile_offsets(tl.program_id(0), BLOCK), n)
+
+
+@triton.jit
+def _dot(a, b, acc, WIDEN: tl.constexpr):
+    if WIDEN:
+        # Triton 3.9's interpreter multiplies bf16 operands as their raw 16-bit patterns.
+        # Widening to fp32 is exact, and exact products summed in fp32 are what the GPU's
+        # bf16 tensor-core dot computes, so the numerics match the compiled kernel.
+        a = a.to(tl.float32)
+        b = b.to(tl.float32)
+    # ieee: fp32 inputs would otherwise be multiplied in tf32 on the GPU.
+    return tl.dot(a, b, acc, input_precision="ieee")

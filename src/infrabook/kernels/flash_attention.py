@@ -37,6 +37,7 @@ import triton
 import triton.language as tl
 
 from infrabook.kernels._checks import INTERPRETED, check_block, check_inputs
+from infrabook.kernels._tiles import _dot
 
 #: Query rows per program when the tiles are not autotuned: K and V are read once per tile
 #: of BLOCK_M queries.
@@ -65,18 +66,6 @@ MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 128
 _MAX_GRID_AXIS_1 = 65535
 # Scores are in base 2 inside the kernel; the LSE goes out in natural log units.
 _LN_2 = tl.constexpr(math.log(2))
-
-
-@triton.jit
-def _dot(a, b, acc, WIDEN: tl.constexpr):
-    if WIDEN:
-        # Triton 3.9's interpreter multiplies bf16 operands as their raw 16-bit patterns.
-        # Widening to fp32 is exact, and exact products summed in fp32 are what the GPU's
-        # bf16 tensor-core dot computes, so the numerics match the compiled kernel.
-        a = a.to(tl.float32)
-        b = b.to(tl.float32)
-    # ieee: fp32 inputs would otherwise be multiplied in tf32 on the GPU.
-    return tl.dot(a, b, acc, input_precision="ieee")
 
 
 @triton.jit
@@ -178,7 +167,8 @@ def _flash_attention_kernel(
     tl.store(lse_ptr + head * seq_len + rows, (m + tl.log2(l)) * _LN_2, mask=rows < seq_len)
 
 
-def _fitting_tiles(configs: list[triton.Config], nargs: dict, **_: object) -> list[triton.Config]:
+def fitting_tiles(configs: list[triton.Config], nargs: dict, **_: object) -> list[triton.Config]:
+    """The autotuner's configs worth timing for these arguments (its early prune)."""
     # Rows of a query tile past seq_len are computed and thrown away, so a tile taller than
     # the sequence is not worth compiling and timing. fp32 multiplies on the CUDA cores
     # (input_precision="ieee"), where 64 x 64 already spills registers on sm_90 and a larger
@@ -194,8 +184,36 @@ _flash_attention_tuned = triton.autotune(
         for bm, bn, warps, stages in GPU_TILES
     ],
     key=["seq_len", "HEAD_DIM", "CAUSAL"],
-    prune_configs_by={"early_config_prune": _fitting_tiles},
+    prune_configs_by={"early_config_prune": fitting_tiles},
 )(_flash_attention_kernel)
+
+
+def check_attention_inputs(
+    op: str, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: object, return_lse: object
+) -> tuple[int, int, int, int]:
+    """Raise unless ``q``, ``k``, ``v`` and the flags are what an attention kernel takes;
+    return ``(batch, heads, seq_len, head_dim)``. Messages start with ``op``.
+
+    >>> check_attention_inputs("op", *torch.zeros(3, 1, 2, 8, 8), causal=True, return_lse=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: op: head_dim must be from 16 to 128, got 8
+    """
+    check_inputs(op, 4, q=q, k=k, v=v)
+    batch, heads, seq_len, head_dim = q.shape
+    if not MIN_HEAD_DIM <= head_dim <= MAX_HEAD_DIM:
+        raise ValueError(
+            f"{op}: head_dim must be from {MIN_HEAD_DIM} to {MAX_HEAD_DIM}, got {head_dim}"
+        )
+    for name, flag in (("causal", causal), ("return_lse", return_lse)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{op}: {name} must be a bool, got {flag!r}")
+    if batch * heads > _MAX_GRID_AXIS_1:
+        raise ValueError(
+            f"{op}: batch * heads must be at most {_MAX_GRID_AXIS_1} (CUDA's limit "
+            f"on grid axis 1), got {batch} * {heads} = {batch * heads}"
+        )
+    return batch, heads, seq_len, head_dim
 
 
 def flash_attention(
@@ -224,21 +242,9 @@ def flash_attention(
     >>> torch.allclose(flash_attention(q, k, v), attention_reference(q, k, v), atol=1e-5)
     True
     """
-    check_inputs("flash_attention", 4, q=q, k=k, v=v)
-    batch, heads, seq_len, head_dim = q.shape
-    if not MIN_HEAD_DIM <= head_dim <= MAX_HEAD_DIM:
-        raise ValueError(
-            f"flash_attention: head_dim must be from {MIN_HEAD_DIM} to {MAX_HEAD_DIM}, "
-            f"got {head_dim}"
-        )
-    for name, flag in (("causal", causal), ("return_lse", return_lse)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"flash_attention: {name} must be a bool, got {flag!r}")
-    if batch * heads > _MAX_GRID_AXIS_1:
-        raise ValueError(
-            f"flash_attention: batch * heads must be at most {_MAX_GRID_AXIS_1} (CUDA's limit "
-            f"on grid axis 1), got {batch} * {heads} = {batch * heads}"
-        )
+    batch, heads, seq_len, head_dim = check_attention_inputs(
+        "flash_attention", q, k, v, causal, return_lse
+    )
     o = torch.empty_like(q)
     lse = torch.empty((batch, heads, seq_len), dtype=torch.float32, device=q.device)
     args = (q, k, v, o, lse, seq_len, math.log2(math.e) / math.sqrt(head_dim))
