@@ -21,6 +21,7 @@ from infrabook.tables import Table
 
 #: Each rung's flag in the ladder's kernel (rung 0 has none: it is the book's kernel).
 FLAGS = {1: "TMA", 2: "WARP_SPECIALIZE", 3: "PERSISTENT", 4: "HEAVY_FIRST"}
+_TOOLING = re.compile(r"\s+# (fmt|noqa)\b.*$")
 #: The device whose shared memory per SM the compiled rungs are held against.
 DEVICE = "h200"
 #: The length the issue's goal is stated at, non-causal, as in the record.
@@ -56,11 +57,9 @@ def _blocks(source: str, flag: str) -> list[str]:
                 ):
                     block.append(lines[i])
                     i += 1
-            found.append(
-                textwrap.dedent(
-                    "\n".join(b for b in block if not b.strip().startswith("#"))
-                ).rstrip()
-            )
+            # the formatter's and linter's markers say nothing to a reader
+            kept = [_TOOLING.sub("", b) for b in block if not b.strip().startswith("#")]
+            found.append(textwrap.dedent("\n".join(kept)).rstrip())
         i += 1
     return found
 
