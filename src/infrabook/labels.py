@@ -879,11 +879,9 @@ LABELS: dict[str, str] = {
     "prose.ladder.none": "没有",
     "prose.ladder.col.rung": "阶",
     "prose.ladder.col.tile": "分块 (M×N×warps×stages)",
-    "prose.ladder.col.causal": "因果",
     "prose.ladder.col.registers": "每线程寄存器",
     "prose.ladder.col.spills": "溢出字节",
-    "prose.ladder.col.smem": "共享内存 KiB",
-    "prose.ladder.col.fits": "放得进一个 SM",
+    "prose.ladder.col.smem": "共享内存 KiB（一个 SM 有 {kib}）",
     # ---- end of prose.ladder ------------------------------------------------------------------
     # ---- prose.bucketing: section 5.2's glued words and table headers -----------------------
     "prose.bucketing.calls_one": "{n} 次 {rows} 行",

@@ -159,11 +159,9 @@ def evidence(reports: list[Any]) -> tuple[Table, dict[str, str]]:
         (
             f"{r.rung} {names[r.rung]}",
             "×".join(str(x) for x in r.tile),
-            r.causal,
             r.registers,
             r.spill_bytes,
             r.shared_bytes / 1024,
-            r.shared_bytes / 1024 <= limit,
             r.evidence["tma"],
             r.evidence["setmaxnreg"],
             r.evidence["wgmma"],
@@ -174,16 +172,14 @@ def evidence(reports: list[Any]) -> tuple[Table, dict[str, str]]:
     table = Table(
         "",
         (
-            *(
-                text(f"prose.ladder.col.{c}")
-                for c in ("rung", "tile", "causal", "registers", "spills", "smem", "fits")
-            ),
+            *(text(f"prose.ladder.col.{c}") for c in ("rung", "tile", "registers", "spills")),
+            text("prose.ladder.col.smem", kib=f"{limit:g}"),
             "cp.async.bulk.tensor",
             "setmaxnreg",
             "wgmma.mma_async",
         ),
         rows,
-        formats=("", "", "", "d", "d", ".0f", "", "d", "d", "d"),
+        formats=("", "", "d", "d", ".0f", "d", "d", "d"),
     )
     by = {r.rung: r for r in reports}
     return table, {
