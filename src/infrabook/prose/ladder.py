@@ -16,6 +16,7 @@ import textwrap
 from typing import Any
 
 from infrabook import config
+from infrabook.kernels.compiled import EVIDENCE
 from infrabook.labels import text
 from infrabook.tables import Table
 
@@ -150,36 +151,25 @@ def evidence(reports: list[Any]) -> tuple[Table, dict[str, str]]:
     >>> ev = {"tma": 0, "setmaxnreg": 0, "wgmma": 32}
     >>> r = [Compiled(n, "bf16", n == 4, (128, 64, 4, 2), 168, 0, 240 * 1024, ev) for n in range(5)]
     >>> table, values = evidence(r)
-    >>> values["c3l_smem_kib"], values["c3l_over"], len(table.rows)
-    ('228', '0, 1, 2, 3, 4', 5)
+    >>> values["c3l_smem_kib"], values["c3l_over"], len(table.columns), len(table.rows)
+    ('228', '0, 1, 2, 3, 4', 6, 7)
     """
     limit = config.device(DEVICE).smem_per_sm_kib.value
     names = rungs()
-    rows = tuple(
-        (
-            f"{r.rung} {names[r.rung]}",
-            "×".join(str(x) for x in r.tile),
-            r.registers,
-            r.spill_bytes,
-            r.shared_bytes / 1024,
-            r.evidence["tma"],
-            r.evidence["setmaxnreg"],
-            r.evidence["wgmma"],
-        )
-        for r in reports
+    # one column a rung, one row a quantity: five narrow columns fit a phone's text column
+    quantities = (
+        (text("prose.ladder.col.tile"), lambda r: "×".join(str(x) for x in r.tile)),
+        (text("prose.ladder.col.registers"), lambda r: r.registers),
+        (text("prose.ladder.col.spills"), lambda r: r.spill_bytes),
+        (text("prose.ladder.col.smem", kib=f"{limit:g}"), lambda r: round(r.shared_bytes / 1024)),
+        *((EVIDENCE[key], lambda r, key=key: r.evidence[key]) for key in EVIDENCE),
     )
     over = [str(r.rung) for r in reports if r.shared_bytes / 1024 > limit]
     table = Table(
         "",
-        (
-            *(text(f"prose.ladder.col.{c}") for c in ("rung", "tile", "registers", "spills")),
-            text("prose.ladder.col.smem", kib=f"{limit:g}"),
-            "cp.async.bulk.tensor",
-            "setmaxnreg",
-            "wgmma.mma_async",
-        ),
-        rows,
-        formats=("", "", "d", "d", ".0f", "d", "d", "d"),
+        (text("prose.ladder.col.rung"), *(f"{r.rung} {names[r.rung]}" for r in reports)),
+        tuple((name, *(value(r) for r in reports)) for name, value in quantities),
+        formats=("",) + ("d",) * len(reports),
     )
     by = {r.rung: r for r in reports}
     return table, {
