@@ -26,6 +26,7 @@ from infrabook.prose import (
     fusion,
     glue_all,
     graph_replay,
+    ladder,
     measurements,
     misconceptions,
     persistent,
@@ -47,6 +48,7 @@ VALUE_FUNCTIONS = {
     "persistent.gpu": persistent.measured,
     "fusion.gpu": fusion.gpu_check,
     "attention.gpu": attention.gpu_values,
+    "ladder.gpu": ladder.speeds,
     "audit.gpu": audit.gpu_values,
     "measurements.gpu": measurements.gpu_verdicts,
     "self_test": self_test.values,
@@ -252,3 +254,39 @@ def test_recompute_says_one_line_when_one_line_differs():
     assert two["rc_text_diff"] == text(
         "prose.recompute.lines_differ", lines=text("prose.recompute.quote_sep").join("ab")
     )
+
+
+def test_the_ladder_page_shows_every_rung_in_order() -> None:
+    from infrabook.kernels.attention_ladder import RUNGS
+
+    page = (Path(__file__).parents[1] / "docs/chapters/03-flashattention.md").read_text()
+    headed = [(int(n), name) for n, name in re.findall(r"\*\*第 (\d+) 阶 `(\w+)`", page)]
+    shown = [int(n) for n in re.findall(r"ladder\.source_markdown\((\d+)\)", page)]
+    assert headed == [(r.number, r.name) for r in RUNGS]
+    assert shown == [r.number for r in RUNGS]
+
+
+def test_ladder_prose_matches_the_record() -> None:
+    at = next(
+        r for r in _gpu_record()["gpu_flash"]["results"]["per_seq_len"] if r["seq_len"] == 8192
+    )
+    v = ladder.speeds()
+    assert v["c3l_rung0_tflops"] == f"{at['flop'] / at['flash']['median_s'] / 1e12:.0f}"
+    assert v["c3l_sdpa_tflops"] == f"{at['flop'] / at['sdpa']['median_s'] / 1e12:.0f}"
+    assert v["c3l_sdpa_backend"] == at["sdpa_backend"]
+    # only rung 0 is measured: the other rungs are words on the figure, never bars
+    fig = ladder.figures()["fig_ladder"]
+    bars = [p for p in fig.axes[0].patches if p.get_height() > 0]
+    assert len(bars) == int(v["c3l_measured"]) == 1
+    words = [t.get_text() for t in fig.axes[0].texts]
+    assert words.count(text("prose.ladder.not_measured")) == int(v["c3l_rungs"]) - 1
+
+
+def test_ladder_source_is_the_kernels_own() -> None:
+    from infrabook.kernels import attention_ladder
+
+    kernel = Path(attention_ladder.__file__).read_text()
+    for rung in range(1, 5):
+        code = [line.strip() for line in ladder.rung_source(rung).splitlines()]
+        assert code, rung
+        assert all(line in kernel for line in code if line and not line.startswith("# ")), rung

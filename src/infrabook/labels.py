@@ -919,6 +919,16 @@ LABELS: dict[str, str] = {
     "prose.attention.rule.all": "每一行都满足",
     "prose.attention.rule.not_all": "并非每一行都满足",
     # ---- end of prose.attention ---------------------------------------------------------------
+    # ---- prose.ladder: chapter 3's attention ladder --------------------------------------------
+    "prose.ladder.not_measured": "尚未实测",
+    "prose.ladder.fig_title": "{device}，{dtype}，L = {length}，非因果",
+    "prose.ladder.none": "没有",
+    "prose.ladder.col.rung": "阶",
+    "prose.ladder.col.tile": "分块 (M×N×warps×stages)",
+    "prose.ladder.col.registers": "每线程寄存器",
+    "prose.ladder.col.spills": "溢出字节",
+    "prose.ladder.col.smem": "共享内存 KiB（一个 SM 有 {kib}）",
+    # ---- end of prose.ladder ------------------------------------------------------------------
     # ---- prose.bucketing: section 5.2's glued words and table headers -----------------------
     "prose.bucketing.calls_one": "{n} 次 {rows} 行",
     "prose.bucketing.calls_many": "{n} 次 {rows} 行",
