@@ -427,6 +427,10 @@ def test_the_word_root_passes_whoever_checks(monkeypatch):
             lambda d: _set(d, "experiments.fusion.reason", "a\u2028b"),
             r"fusion.reason holds the control or formatting character LINE SEPARATOR",
         ),
+        (  # 500 accents on one letter draw over the lines around it (security review L5)
+            lambda d: _set(d, "experiments.fusion.reason", "a" + "\u0301" * 500),
+            r"fusion.reason stacks more than 4 combining marks on one character",
+        ),
     ],
 )
 def test_implausible_values_are_refused(bench_dir, spoil, why):
@@ -437,6 +441,14 @@ def test_implausible_values_are_refused(bench_dir, spoil, why):
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RecordError, match=why):
         record.read(path)
+
+
+def test_accents_a_language_needs_pass(bench_dir):
+    """Vietnamese stacks two marks on a letter (ệ written with combining marks): a record
+    may say so in its free text."""
+    data = _committed()
+    _set(data, "experiments.fusion.reason", "Vie\u0323\u0302t")
+    validate.check(data, record.RESULTS)
 
 
 def test_lists_and_objects_are_capped(bench_dir):

@@ -145,15 +145,27 @@ def _where(path: Path_) -> str:
     return "record" + "".join(steps)
 
 
+#: Combining marks one character may carry: enough for any script's accents (Vietnamese stacks
+#: two, Tibetan a few), far below the hundreds that draw over a page's neighbouring lines.
+MAX_MARKS = 4
+
+
 def _check_text(text: str, path: Path_, limit: int) -> None:
     if len(text) > limit:
         raise ValueError(f"{_where(path)} has {len(text):,} characters, at most {limit:,} allowed")
+    stacked = 0  # combining marks on the character before them
     for char in text:
         if unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Zl", "Zp"):
             name = unicodedata.name(char, f"U+{ord(char):04X}")
             raise ValueError(
                 f"{_where(path)} holds the control or formatting character {name}: "
                 "free text is one line of visible characters"
+            )
+        stacked = stacked + 1 if unicodedata.combining(char) else 0
+        if stacked > MAX_MARKS:
+            raise ValueError(
+                f"{_where(path)} stacks more than {MAX_MARKS} combining marks on one "
+                "character: they would draw over the lines around it"
             )
 
 
