@@ -1,6 +1,7 @@
-"""Chapter 5 (the runtime): the values its prose glues, from the copy/compute overlap and
-section 5.1's timelines (:mod:`infrabook.launches`, durations assumed in
-``conf/scenarios.toml``), and its exercises' answers.
+"""Chapter 5 (the runtime): the values its prose glues, from the copy/compute overlap
+(:mod:`infrabook.launches`, durations assumed in ``conf/scenarios.toml``) and section 5.1's
+timelines (:func:`infrabook.prose.graph_replay.timelines`: the launch costs measured, the kernel
+durations assumed), and its exercises' answers.
 """
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from infrabook import config
-from infrabook.launches import article_overlap, article_timelines, overlap_timeline
+from infrabook.launches import article_overlap, overlap_timeline
+from infrabook.prose import graph_replay
 from infrabook.tables import number_text
 
 #: Exercise 2's number of chunks: many, to show the overlap's limit.
@@ -32,7 +34,7 @@ def values() -> dict[str, Any]:
 
     ov = config.scenarios().timeline.overlap
     serial, overlapped = article_overlap()
-    eager, graph = article_timelines()
+    eager, graph = graph_replay.timelines()  # the same model as section 5.1's
     return {
         "rt_chunks": str(ov.chunks),
         "rt_copy_us": _us(ov.copy_us),
@@ -41,8 +43,8 @@ def values() -> dict[str, Any]:
         "rt_overlap_us": _us(overlapped.makespan_us),
         "rt_overlap_speedup": number_text(serial.makespan_us / overlapped.makespan_us, ".2f"),
         "rt_copy_hidden": str(len(serial.lane("copy")) - 1),
-        "rt_eager_us": _us(eager.makespan_us),
-        "rt_graph_us": _us(graph.makespan_us),
+        "rt_eager_us": number_text(eager.makespan_us, ".0f"),
+        "rt_graph_us": number_text(graph.makespan_us, ".0f"),
         "rt_fig": timeline_figure((serial, overlapped)),
     }
 
