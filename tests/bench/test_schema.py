@@ -427,6 +427,11 @@ def test_the_word_root_passes_whoever_checks(monkeypatch):
             lambda d: _set(d, "experiments.fusion.reason", "a\u2028b"),
             r"fusion.reason holds the control or formatting character LINE SEPARATOR",
         ),
+        (  # a speed-up of a millionfold is no measurement (security review L5)
+            lambda d: d["experiments"]["fusion"]["targets"][0].update(measured=1e6),
+            r"target 'cpu_fused_speedup' measured 1e\+06x, more than the 1000x .*"
+            r"@ record.experiments\['fusion'\].targets\[0\]",
+        ),
         (  # 500 accents on one letter draw over the lines around it (security review L5)
             lambda d: _set(d, "experiments.fusion.reason", "a" + "\u0301" * 500),
             r"fusion.reason stacks more than 4 combining marks on one character",

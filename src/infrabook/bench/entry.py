@@ -179,6 +179,12 @@ class Provenance(Checked):
     note: Annotated[str, MaxLen(MAX_NOTE)] = ""
 
 
+#: The most a target in each unit can measure (security review L5: a record claiming 1e6 %
+#: passed): a share of a reference (the same bytes copied, a peak) at most ten times it, a
+#: speed-up or ratio at most a thousandfold; the book's thresholds are 0.9 to 90.
+PLAUSIBLE = {"%": 1000.0, "x": 1000.0}
+
+
 @dataclass(frozen=True)
 class Target(Checked):
     """What was measured for a target of ``conf/bench_targets.toml``, judged when read
@@ -199,6 +205,13 @@ class Target(Checked):
         if self.measured is not None and not math.isfinite(self.measured):
             object.__setattr__(self, "measured", None)
         super().__post_init__()
+        unit = config.bench_targets()[self.id].unit
+        most = PLAUSIBLE.get(unit)
+        if self.measured is not None and most is not None and self.measured > most:
+            raise ValueError(
+                f"target {self.id!r} measured {self.measured:g}{unit}, more than the "
+                f"{most:g}{unit} any of the book's targets could measure"
+            )
 
     @classmethod
     def at_seq_len(cls, id: str, rows: Sequence[Any], measure: Callable[[Any], float]) -> Target:
