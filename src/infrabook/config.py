@@ -231,8 +231,10 @@ ExperimentName = Literal[
     "shapes",
     "gpu_swiglu",
     "gpu_flash",
+    "gpu_sdpa",
     "gpu_graphs",
     "gpu_persistent",
+    "gpu_ceilings",
 ]
 
 
