@@ -44,20 +44,24 @@ def figure(device: config.Device, name: str) -> float:
     return float(value)
 
 
-def gpu_entry(experiment: str, folder: object = None) -> Any:
-    """The entry of a GPU ``experiment`` in the reference GPU record
-    (``conf/bench_targets.toml``), which the GPU chapters' prose quotes; ``LookupError``
-    naming the experiment when that record lacks a measured entry.
+def reference_entry(experiment: str, folder: object = None) -> Any:
+    """The entry of ``experiment`` in the reference record of its kind of machine
+    (``conf/bench_targets.toml``: the CPU's or the GPU's), which the chapters' prose quotes;
+    ``LookupError`` naming the experiment when that record lacks a measured entry.
 
-    >>> gpu_entry("gpu_graphs").provenance.device.kind
-    'cuda'
+    >>> [reference_entry(e).provenance.device.kind for e in ("gpu_graphs", "shapes")]
+    ['cuda', 'cpu']
     """
     from infrabook.bench import report
+    from infrabook.bench.results import CPU_EXPERIMENTS
 
-    ref = report.reference("gpu", folder=folder)  # type: ignore[arg-type]
+    kind = "cpu" if experiment in CPU_EXPERIMENTS else "gpu"
+    ref = report.reference(kind, folder=folder)  # type: ignore[arg-type]
     found = report.entry(experiment, ref, folder=folder) if ref else None  # type: ignore[arg-type]
     if found is None or found.status != "ok":
-        raise LookupError(f"{experiment}: not measured in the reference GPU record ({ref})")
+        raise LookupError(
+            f"{experiment}: not measured in the reference {kind.upper()} record ({ref})"
+        )
     return found
 
 

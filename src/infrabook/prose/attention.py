@@ -356,10 +356,10 @@ def gpu_values(folder: Any = None) -> dict[str, str]:
     ('CUDNN_ATTENTION', '0.80', '未达到', '605', '612')
     """
     from infrabook.bench.results.described import profile_for
-    from infrabook.prose import gpu_entry
+    from infrabook.prose import reference_entry
     from infrabook.roofline import attention_workloads
 
-    entry = gpu_entry("gpu_flash", folder)
+    entry = reference_entry("gpu_flash", folder)
     goal = config.bench_targets()["gpu_flash_vs_sdpa_8192"]
     rows = entry.results.per_seq_len
     at = next(r for r in rows if r.seq_len == goal.seq_len)

@@ -15,7 +15,7 @@ from infrabook.crossover import pairwise
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import article_chain
 from infrabook.labels import text
-from infrabook.prose import claims_stated, figure, gpu_entry
+from infrabook.prose import claims_stated, figure, reference_entry
 from infrabook.roofline import check_bandwidth_claim
 from infrabook.tables import Markup, Table, markdown_table, markdown_text
 from infrabook.units import mib
@@ -63,7 +63,7 @@ def measured(folder: object = None) -> tuple[str, dict[str, str]]:
     from infrabook.prose.fusion import gpu_chain_times
 
     entry, _, t = gpu_chain_times(folder)
-    configs = gpu_entry("gpu_graphs", folder).results.configs
+    configs = reference_entry("gpu_graphs", folder).results.configs
     found = {
         "fusion.measured_separate_us": f"{t['torch_eager']:.1f}",
         "fusion.measured_fused_us": f"{t['triton_fused']:.1f}",

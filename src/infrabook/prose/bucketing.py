@@ -20,7 +20,7 @@ from infrabook.bucketing import (
 )
 from infrabook.labels import text
 from infrabook.plots.style import strategy_name
-from infrabook.prose import claims_stated
+from infrabook.prose import claims_stated, reference_entry
 from infrabook.tables import Table
 
 # Exercise 1's calls and buckets, exercise 2's lower utilisation of the bucketed strategy.
@@ -301,9 +301,7 @@ def measured_values() -> dict[str, Any]:
     """
     from infrabook.bench import report
 
-    shapes = report.entry("shapes")
-    if shapes is None or shapes.status != "ok":
-        raise LookupError("the shapes experiment has no measured entry in the CPU reference record")
+    shapes = reference_entry("shapes")
     params, measured = shapes.params, shapes.results
     rates = measured.rates(params)
     small_rows, small_n = params["calls"][0]  # the calls that get padded most

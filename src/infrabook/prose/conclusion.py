@@ -11,7 +11,7 @@ from infrabook.dataflow import Accounting, account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain, article_chain
 from infrabook.labels import text
 from infrabook.launches import LaunchCount, article_launch_counts, launch_counts
-from infrabook.prose import gpu_entry
+from infrabook.prose import reference_entry
 from infrabook.tables import Table
 from infrabook.units import mib
 
@@ -62,7 +62,7 @@ def values() -> dict[str, str]:
     big = activation_chain(4 * g.shape[0], g.shape[1], "bf16")
     big_sep, big_fused = account(big, unfused(big)), account(big, fully_fused(big))
     ex2 = {c.name: c for c in launch_counts(*EXERCISE_LAUNCHES)}
-    measured = gpu_entry("gpu_graphs").results.configs
+    measured = reference_entry("gpu_graphs").results.configs
     return {
         "c1_traffic_sep": f"{mib(sep.traffic):.0f}",
         "c1_traffic_fused": f"{mib(fused.traffic):.0f}",

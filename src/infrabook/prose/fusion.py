@@ -16,7 +16,7 @@ from infrabook.dataflow import Accounting, Graph, account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain, article_chain, shared_intermediate_chain
 from infrabook.fusion_search import rank_plans
 from infrabook.labels import text
-from infrabook.prose import claims_stated, figure, gpu_entry
+from infrabook.prose import claims_stated, figure, reference_entry
 from infrabook.roofline import (
     article_workloads,
     check_bandwidth_claim,
@@ -188,7 +188,7 @@ def gpu_chain_times(folder: Any = None) -> tuple[Any, Any, dict[str, float]]:
     >>> round(t["torch_eager"], 1), round(t["triton_fused"], 1)
     (37.8, 23.4)
     """
-    entry = gpu_entry("gpu_swiglu", folder)
+    entry = reference_entry("gpu_swiglu", folder)
     rows, cols = article_chain().tensor("G").shape
     shape = next(s for s in entry.results.shapes if (s.rows, s.cols) == (rows, cols))
     paths = ("torch_eager", "triton_fused", "copy")
@@ -267,9 +267,8 @@ def cpu_values() -> dict[str, Any]:
     """
     from infrabook.bench import report
 
-    results, entry = report.results("fusion"), report.entry("fusion")
-    assert entry is not None  # report.results raised LookupError if it were
-    params = entry.params
+    entry = reference_entry("fusion")
+    results, params = entry.results, entry.params
     ms = {name: path.timing.ms for name, path in results.paths.items() if path.timing}
     rows, cols = article()[0].tensor("G").shape
     elements = rows * cols

@@ -19,7 +19,7 @@ from infrabook.launches import (
     graph_timeline,
     launch_counts,
 )
-from infrabook.prose import figure, gpu_entry
+from infrabook.prose import figure, reference_entry
 from infrabook.roofline import gemm_workload, lower_bound_s
 from infrabook.tables import Table
 
@@ -38,7 +38,7 @@ def launch_costs(folder: Any = None) -> tuple[float, float]:
     >>> round(eager_us, 1), round(graph_us, 1)
     (11.7, 6.5)
     """
-    configs = gpu_entry("gpu_graphs", folder).results.configs
+    configs = reference_entry("gpu_graphs", folder).results.configs
     eager, graph = configs["eager"], configs["graph"]
     return eager.issue.us / eager.host_launches, graph.issue.us / graph.graph_launches
 
@@ -67,7 +67,7 @@ def measured(folder: Any = None) -> dict[str, str]:
     >>> v["gm_eager_kernels"], v["gm_graph_host"], v["gm_extra_per_run"], v["gm_speedup"]
     ('21', '3', '1', '3.5')
     """
-    found = gpu_entry("gpu_graphs", folder)
+    found = reference_entry("gpu_graphs", folder)
     configs = found.results.configs
     eager, graph, fused, both = (configs[k] for k in _KEYS)
     runs = found.params["runs"]

@@ -189,9 +189,9 @@ def _at_goal(folder: Any) -> tuple[Any, Any, str]:
     """The reference GPU record's gpu_flash entry, its row at the goal's length and the
     device's name."""
     from infrabook.bench.results.described import profile_for
-    from infrabook.prose import gpu_entry
+    from infrabook.prose import reference_entry
 
-    entry = gpu_entry("gpu_flash", folder)
+    entry = reference_entry("gpu_flash", folder)
     goal = config.bench_targets()[GOAL_EXPERIMENT]
     at = next(r for r in entry.results.per_seq_len if r.seq_len == goal.seq_len)
     spec = profile_for(entry.provenance.device.name)

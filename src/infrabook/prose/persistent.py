@@ -12,7 +12,7 @@ from infrabook import config
 from infrabook.labels import text
 from infrabook.launches import persistent_schedule
 from infrabook.little import InFlight, latency_implied, resident_programs
-from infrabook.prose import figure, gpu_entry
+from infrabook.prose import figure, reference_entry
 from infrabook.tables import Table
 
 # Exercise 1: programs per SM on the H100; exercise 2: blocks this many times larger.
@@ -109,8 +109,8 @@ def values() -> dict[str, Any]:
 
 def _gpu_runs(folder: Any = None) -> tuple[Any, Any, Any]:
     """The reference GPU record's persistent and SwiGLU results, and its device."""
-    found = gpu_entry("gpu_persistent", folder)
-    swiglu = gpu_entry("gpu_swiglu", folder).results
+    found = reference_entry("gpu_persistent", folder)
+    swiglu = reference_entry("gpu_swiglu", folder).results
     return found.results, swiglu, found.provenance.device
 
 
