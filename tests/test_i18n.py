@@ -167,7 +167,7 @@ def test_a_clashing_english_without_context_is_refused(tmp_path):
         catalogue.convert_labels(source, po)
     assert str(refused.value) == (
         "new.yes: '是' is already translated as 'yes' (for guide.yes, word.yes), not 'sure': "
-        "add 'new.yes' to IN_CONTEXT in infrabook/labels.py and run again"
+        "add 'new.yes' to IN_CONTEXT in infrabook/labels/__init__.py and run again"
     )
     assert "(" in source.read_text(encoding="utf-8")  # left as it was
 
@@ -257,3 +257,19 @@ def test_argparse_catalogue_fails_on_a_reworded_message_and_a_stale_mo(tmp_path)
     found = catalogue.argparse_problems(po)
     assert "argparse.po: untranslated or fuzzy 'usage: '" in found
     assert "argparse.mo: not the .po compiled (run nox -s catalogues)" in found
+
+
+def test_a_label_outside_its_namespaces_module_is_refused(monkeypatch):
+    """Each namespace has one module (labels/<module>.py), so two parts of the book that add
+    words never edit the same file; a label put in the wrong module is refused at import."""
+    monkeypatch.setitem(labels.cli.LABELS, "bench.misplaced", "放错了")
+    with pytest.raises(ValueError) as refused:
+        labels._merged()
+    assert str(refused.value) == (
+        "label 'bench.misplaced' is in infrabook.labels.cli, but its namespace is "
+        "infrabook.labels.bench's"
+    )
+    monkeypatch.delitem(labels.cli.LABELS, "bench.misplaced")
+    monkeypatch.setattr(labels.cli, "NAMESPACES", (*labels.cli.NAMESPACES, "bench"))
+    with pytest.raises(ValueError, match="namespace 'bench' is claimed by"):
+        labels._merged()

@@ -1,5 +1,5 @@
 """The pages' glued values (infrabook.prose): computed by the package, the same names in both
-editions, every word from labels.py, and the numbers equal to an independent reference.
+editions, every word from infrabook.labels, and the numbers equal to an independent reference.
 
 References: the article's tensor sizes in exact integer arithmetic (bytes of a [rows, cols]
 bf16 tensor), Python's own ``fractions`` for the softmax trace, and counting by hand.

@@ -117,7 +117,7 @@ def print_book(index: Path, edition: str, site: str, raw: Path) -> list[dict]:
     """Chromium prints the page as a book; returns the headings of the outline."""
     book = {
         "lang": edition,
-        # the book's words for the PDF, in this edition's language (labels.py: pdf.*)
+        # the book's words for the PDF, in this edition's language (infrabook/labels/site.py: pdf.*)
         "words": labels.group("pdf", edition)
         | {"yes": labels.text("word.yes", edition), "no": labels.text("word.no", edition)},
         "version": version(),

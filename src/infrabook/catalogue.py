@@ -43,7 +43,6 @@ from infrabook.tables import display_width
 
 PO = LOCALE_DIR / "en" / "LC_MESSAGES" / f"{DOMAIN}.po"
 ARGPARSE_PO = LOCALE_DIR / "zh" / "LC_MESSAGES" / "argparse.po"
-LABELS_SOURCE = Path(labels.__file__)
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 _FIELD = re.compile(r"\{[^{}]*\}")
 _PERCENT = re.compile(r"%(?:\(\w+\))?[rs]")
@@ -130,7 +129,7 @@ def add_translations(entries: Iterable[Message], english: Iterable[str], po: Pat
             raise ValueError(
                 f"{message.where}: {message.id!r} is already translated as {known.string!r} "
                 f"(for {', '.join(sorted(users))}), not {en!r}: add {message.where!r} to "
-                "IN_CONTEXT in infrabook/labels.py and run again"
+                "IN_CONTEXT in infrabook/labels/__init__.py and run again"
             )
         if known is None:
             known = catalog.add(message.id, context=message.context)
@@ -143,7 +142,7 @@ def add_translations(entries: Iterable[Message], english: Iterable[str], po: Pat
     return count
 
 
-def convert_labels(source: Path = LABELS_SOURCE, po: Path = PO) -> list[str]:
+def convert_labels(source: Path, po: Path = PO) -> list[str]:
     """Converts labels written the old way, ``"key": ("中文", "English")``, in ``source``:
     the English goes into ``po`` (keyed by the Chinese, and by the key where
     ``IN_CONTEXT`` names it), and ``source`` keeps only ``"key": "中文"``. Returns the
@@ -151,7 +150,7 @@ def convert_labels(source: Path = LABELS_SOURCE, po: Path = PO) -> list[str]:
     """
     text = source.read_text(encoding="utf-8")
     tree = ast.parse(text)
-    in_context: set[str] = set()
+    in_context = set(labels.IN_CONTEXT)
     table: ast.Dict | None = None
     for node in tree.body:
         if isinstance(node, ast.AnnAssign | ast.Assign) and node.value is not None:
@@ -160,7 +159,7 @@ def convert_labels(source: Path = LABELS_SOURCE, po: Path = PO) -> list[str]:
             if "LABELS" in names and isinstance(node.value, ast.Dict):
                 table = node.value
             if "IN_CONTEXT" in names and isinstance(node.value, ast.Call):
-                in_context = set(ast.literal_eval(node.value.args[0]))
+                in_context |= set(ast.literal_eval(node.value.args[0]))
     if table is None:
         raise ValueError(f"{source}: no LABELS = {{...}} found")
     raw = text.encode("utf-8")
@@ -325,11 +324,14 @@ def argparse_problems(po: Path = ARGPARSE_PO) -> list[str]:
 def main() -> int:
     """``python -m infrabook.catalogue``: converts old-way labels, then updates the catalogue
     and its ``.mo``; says what is left to translate (``problems``)."""
-    converted = convert_labels()
+    converted = [key for source in labels.SOURCES for key in convert_labels(source)]
     if converted:
         shown = ", ".join(converted[:10]) + (", ..." if len(converted) > 10 else "")
         print(f"catalogue: {len(converted)} label(s) converted: {shown}")
-        importlib.reload(labels)  # the labels as they are now written, Chinese only
+        # the labels as they are now written, Chinese only
+        for module in labels.MODULES:
+            importlib.reload(module)
+        importlib.reload(labels)
     update()
     ARGPARSE_PO.with_suffix(".mo").write_bytes(compiled(ARGPARSE_PO))
     left = problems() + argparse_problems()
