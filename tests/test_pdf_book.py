@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import importlib.util
 import re
+import sys
 import unicodedata
 from pathlib import Path
 from types import ModuleType
@@ -19,6 +20,7 @@ def _load(path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -219,3 +221,80 @@ def test_print_checks_catch_what_the_book_printed_before(tmp_path):
     problems = _print_problems(tmp_path, css)
     for what in ("scroll cue", "inline code", "answer box", "glossary term"):
         assert any(what in p for p in problems), (what, problems)
+
+
+@pytest.fixture(scope="module")
+def fonts() -> ModuleType:
+    return _load(DOCS / "pdf" / "fonts.py")
+
+
+def _noto(fonts: ModuleType) -> None:
+    if not all(face.collection.exists() for face in fonts.FACES):
+        pytest.skip("no Noto Sans CJK collections (apt-get install fonts-noto-cjk)")
+
+
+def test_fonts_doctests(fonts):
+    assert doctest.testmod(fonts).failed == 0
+
+
+def test_truetype_copy_draws_what_the_installed_face_draws(fonts, tmp_path):
+    """The copy has quadratic outlines and no CFF, maps the text's characters and no radical
+    look-alike, and each glyph keeps the installed face's bounds within a unit."""
+    _noto(fonts)
+    from fontTools.pens.boundsPen import BoundsPen
+    from fontTools.ttLib import TTFont
+
+    face = fonts.FACES[0]
+    copy = TTFont(fonts.truetype_subset(face, "原文一见 Fa", tmp_path))
+    assert "glyf" in copy and "CFF " not in copy
+    cmap = copy.getBestCmap()
+    assert {ord(c) for c in "原文一见F"} <= set(cmap)
+    assert not [c for c in cmap if 0x2E80 <= c <= 0x2FDF]  # ⽂ ⼀ ⻅ left out
+    original = fonts._face(face.collection, face.family)
+    original_cmap = original.getBestCmap()
+    for char in "原文一F":
+        bounds = []
+        for font, names in ((original, original_cmap), (copy, cmap)):
+            pen = BoundsPen(font.getGlyphSet())
+            font.getGlyphSet()[names[ord(char)]].draw(pen)
+            bounds.append(pen.bounds)
+        assert bounds[1] == pytest.approx(bounds[0], abs=1), char
+
+
+_FONT_PAGE = """<!doctype html><html lang="zh-CN"><head><meta charset="utf-8">
+<style>{faces} p {{ font-family: "Noto Sans CJK SC"; }}</style></head>
+<body><p>原文说：融合不减少运算。一二三</p></body></html>"""
+
+
+@pytest.mark.parametrize("copied", [False, True])
+def test_check_counts_the_text_drawn_in_type3(fonts, check_pdf, tmp_path, copied):
+    """Chromium prints the installed Noto CJK as Type 3 and the TrueType copy as a real
+    font; the check's count says which. The installed face's text layer says 原⽂ (a radical,
+    which finish.py repairs); the copy's says 原文 without any repair."""
+    pytest.importorskip("playwright")
+    _noto(fonts)
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.skip("no Chromium at /usr/bin/chromium")
+    from collections import Counter
+
+    from playwright.sync_api import sync_playwright
+    from pypdf import PdfReader
+
+    text = "原文说：融合不减少运算。一二三"
+    made = {fonts.FACES[0]: fonts.truetype_subset(fonts.FACES[0], text, tmp_path)}
+    page_file = tmp_path / "page.html"
+    faces = fonts.font_face_css(made) if copied else ""
+    page_file.write_text(_FONT_PAGE.format(faces=faces), encoding="utf-8")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(chromium), args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(page_file.as_uri())
+        page.evaluate("() => document.fonts.ready")
+        page.pdf(path=str(tmp_path / "page.pdf"))
+        browser.close()
+    drawn: Counter[bool] = Counter()
+    shown = check_pdf.page_text(PdfReader(tmp_path / "page.pdf").pages[0], drawn)
+    assert ("原文" in shown) == copied
+    assert drawn[True] + drawn[False] == len(text)
+    assert drawn[True] == (0 if copied else len(text))

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from finish import fix_to_unicode, radical_map, running_heads, site_uri
+from fonts import FACES, Face, characters, font_face_css, truetype_subset
 from playwright.sync_api import sync_playwright
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import BooleanObject, DictionaryObject, Fit, NameObject, TextStringObject
@@ -104,17 +105,26 @@ def singlehtml(language: str, doctrees: Path, out: Path) -> Path:
             "build.py: a page was executed again: the HTML build is older than the sources "
             "or its execution cache is gone; run `nox -s docs` first"
         )
-    # The figures are SVG drawn in <img>, where print.css does not reach: their text too must
-    # reach the text layer without ligatures ("ﬃ" for "ffi"), so each one gets the rule.
-    for svg in (out / "_images").glob("*.svg"):
-        text = svg.read_text(encoding="utf-8")
-        rule = "<style>text { font-variant-ligatures: none; }</style>"
-        svg.write_text(re.sub(r"(<svg\b[^>]*>)", rf"\1{rule}", text, count=1), encoding="utf-8")
+    # The figures are SVG drawn in <img>, where print.css and the page's fonts do not reach:
+    # their text too must reach the text layer without ligatures ("ﬃ" for "ffi"), and their
+    # Chinese be drawn with a TrueType copy of the CJK face (fonts.py), given inline.
+    svgs = sorted((out / "_images").glob("*.svg"))
+    texts = [svg.read_text(encoding="utf-8") for svg in svgs]
+    words = [html.unescape(w) for t in texts for w in re.findall(r">([^<>]+)<", t)]
+    faces = [f for f in FACES if f.family == "Noto Sans CJK SC"]
+    made = {f: truetype_subset(f, characters(words), out / "_fonts" / "figures") for f in faces}
+    rule = f"<style>text {{ font-variant-ligatures: none; }}\n{font_face_css(made, True)}</style>"
+    for svg, text in zip(svgs, texts, strict=True):
+        styled = re.sub(r"(<svg\b[^>]*>)", lambda m: m.group(1) + rule, text, count=1)
+        svg.write_text(styled, encoding="utf-8")
     return out / "index.html"
 
 
-def print_book(index: Path, edition: str, site: str, raw: Path) -> list[dict]:
-    """Chromium prints the page as a book; returns the headings of the outline."""
+def print_book(
+    index: Path, edition: str, site: str, raw: Path, fonts: Path
+) -> tuple[list[dict], dict[Face, Path]]:
+    """Chromium prints the page as a book, with the faces' TrueType copies written to
+    ``fonts``; returns the headings of the outline and those copies."""
     book = {
         "lang": edition,
         # the book's words for the PDF, in this edition's language (infrabook/labels/site.py: pdf.*)
@@ -136,6 +146,15 @@ def print_book(index: Path, edition: str, site: str, raw: Path) -> list[dict]:
         page.evaluate("() => MathJax.startup.promise")
         page.add_style_tag(content=css)
         headings = page.evaluate(prepare, book)
+        # The book's text as laid out (with what prepare.js wrote, the print style's generated
+        # words, and the margins' page numbers), for the faces' TrueType copies (fonts.py).
+        shown = page.evaluate("() => document.body.innerText + document.body.textContent")
+        made = {
+            face: truetype_subset(face, characters([shown, css, json.dumps(book)]), fonts)
+            for face in FACES
+        }
+        page.add_style_tag(content=font_face_css(made))
+        page.evaluate("() => Promise.all([...document.fonts].map((face) => face.load()))")
         page.evaluate("() => document.fonts.ready")
         problems = page.evaluate((HERE / "print_checks.js").read_text(encoding="utf-8"))
         if problems:
@@ -145,7 +164,7 @@ def print_book(index: Path, edition: str, site: str, raw: Path) -> list[dict]:
         # outline is written from the headings instead (see finish).
         page.pdf(path=str(raw), **PAGE, margin=MARGIN, print_background=True, tagged=True)
         browser.close()
-    return headings
+    return headings, made
 
 
 def _launch(pw: Any) -> Any:
@@ -190,9 +209,9 @@ def _toc_numbers(reader: PdfReader, dests: dict[str, tuple[int, float]], last: i
     return numbers
 
 
-def _margins_html(heads: list[str | None], toc: dict, edition: str) -> str:
+def _margins_html(heads: list[str | None], toc: dict, edition: str, faces: str) -> str:
     """One page per page of the book, with only its running head, its page number and, on
-    the contents' pages, the entries' page numbers."""
+    the contents' pages, the entries' page numbers; ``faces`` declares the fonts."""
     pages = []
     for i, head in enumerate(heads):
         top = f'<div class="head">{html.escape(head)}</div>' if head else ""
@@ -204,6 +223,7 @@ def _margins_html(heads: list[str | None], toc: dict, edition: str) -> str:
         pages.append(f'<section class="page">{top}{entries}{number}</section>')
     lang = "zh-CN" if edition == "zh" else "en"
     return f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8"><style>
+{faces}
 @page {{ size: {PAGE["width"]} {PAGE["height"]}; margin: 0; }}
 html, body {{ margin: 0; font-family: "Noto Sans CJK SC", sans-serif; color: #555;
   font-variant-ligatures: none; }}
@@ -220,7 +240,7 @@ html, body {{ margin: 0; font-family: "Noto Sans CJK SC", sans-serif; color: #55
 
 
 def finish(raw: Path, headings: list[dict], edition: str, local_root: str, site: str,
-           target: Path) -> None:  # fmt: skip
+           target: Path, fonts: dict[Face, Path]) -> None:  # fmt: skip
     """Outline, running heads and page numbers, searchable Chinese, site links, metadata."""
     reader = PdfReader(raw)
     dests = _destinations(reader)
@@ -231,7 +251,9 @@ def finish(raw: Path, headings: list[dict], edition: str, local_root: str, site:
     toc = _toc_numbers(reader, dests, first_chapter - 1)
     margins = raw.with_name("margins.pdf")
     margins_html = raw.with_name("margins.html")
-    margins_html.write_text(_margins_html(heads, toc, edition), encoding="utf-8")
+    margins_html.write_text(
+        _margins_html(heads, toc, edition, font_face_css(fonts)), encoding="utf-8"
+    )
     with sync_playwright() as pw:
         browser = _launch(pw)
         page = browser.new_page()
@@ -325,9 +347,9 @@ def main() -> None:
     if site:
         site = site.rstrip("/") + "/" + ("en/" if args.edition == "en" else "")
     raw = work / "printed.pdf"
-    headings = print_book(index, args.edition, site, raw)
+    headings, fonts = print_book(index, args.edition, site, raw, work / "fonts")
     target = args.html / f"infrabook-{args.edition}.pdf"
-    finish(raw, headings, args.edition, index.parent.as_uri() + "/", site, target)
+    finish(raw, headings, args.edition, index.parent.as_uri() + "/", site, target, fonts)
     took = time.monotonic() - start
     size = target.stat().st_size / 2**20
     print(json.dumps({"pdf": str(target), "MiB": round(size, 1), "seconds": round(took)}))
