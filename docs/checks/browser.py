@@ -73,6 +73,11 @@ SEARCHES = {
     },
 }
 # A glossary term found by search shows its definition, not only the term.
+# queries whose page must be the first hit, ahead of the glossary's entry for the same word
+FIRST_HIT = {
+    "zh": {"融合": "chapters/02-fusion.html", "分桶": "chapters/05-2-bucketing.html"},
+    "en": {"fusion": "chapters/02-fusion.html", "bucketing": "chapters/05-2-bucketing.html"},
+}
 GLOSSARY_SEARCH = {"zh": "屋顶线", "en": "roofline"}
 SNIPPET = {"zh": "融合", "en": "fusion"}
 # Theme and extension strings a reader could meet in English: shown text, tooltips, labels
@@ -234,7 +239,7 @@ class Checker:
         for err in self.errors:
             self.problems.append(f"{name}: console error: {err}")
 
-    def search(self, base: str, term: str, expected: str) -> None:
+    def search(self, base: str, term: str, expected: str, first: bool = False) -> None:
         self.errors.clear()
         self.page.goto(f"{base}search.html?q={quote(term)}", wait_until="load")
         try:
@@ -247,6 +252,8 @@ class Checker:
         )
         if not any(expected in (href or "") for href in links):
             self.problems.append(f"search {term!r}: {expected} not among {links[:8]}")
+        elif first and expected not in (links[0] or "").split("#")[0]:
+            self.problems.append(f"search {term!r}: {expected} is not the first hit: {links[:4]}")
         for err in self.errors:
             self.problems.append(f"search {term!r}: console error: {err}")
 
@@ -408,6 +415,8 @@ def run(root: Path, chromium: str, modes: list[str]) -> list[str]:
                 over_http.visit(base + name, name)
             for term, expected in searches.items():
                 over_http.search(base, term, expected)
+            for term, expected in FIRST_HIT[edition].items():
+                over_http.search(base, term, expected, first=True)
             over_http.snippet(base, SNIPPET[edition])
             over_http.definition(base, GLOSSARY_SEARCH[edition])
             over_http.not_found(base, root)
