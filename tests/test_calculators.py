@@ -19,15 +19,9 @@ from html.parser import HTMLParser
 import pytest
 
 from infrabook.attention_sizes import attention_sizes
-from infrabook.calculators import (
-    Field,
-    FieldError,
-    calculators,
-    kernel_table,
-    plan_table,
-    size_table,
-    trace_table,
-)
+from infrabook.calc_fields import Field, FieldError
+from infrabook.calc_tables import kernel_table, plan_table, size_table, trace_table
+from infrabook.calculators import calculators
 from infrabook.cli import build_parser, main
 from infrabook.dataflow import account, fully_fused
 from infrabook.ffn_chain import activation_chain

@@ -14,7 +14,7 @@ import pytest
 
 from infrabook.argparse_lang import Formatter
 from infrabook.bench.run import main as bench_main
-from infrabook.calculators import Field
+from infrabook.calc_fields import Field
 from infrabook.cli import main
 from infrabook.labels import text
 from infrabook.tables import display_width

@@ -3,10 +3,11 @@
 At build time the directive writes the calculator's form with the article's case filled in,
 and the tables :func:`infrabook.live.run` computes for it: that is the static page, complete
 without JavaScript. The page's script (``_static/live/live.js``) loads Pyodide from this site
-when the reader asks for it, unpacks the package's own wheel, which this extension builds
-from the source tree and ships beside the script, with the conf files the build read (the
-TOML files themselves, checked in the browser as anywhere else, by :mod:`infrabook.conf_plain`
-since Pyodide has no cattrs; never a pickle, which would run code), and calls the same
+when the reader shows an interest in a calculator (see the script), unpacks the package's own
+wheel, which this extension builds from the source tree and ships beside the script, with
+the conf files the build read (the TOML files themselves, checked in the browser as
+anywhere else, by :mod:`infrabook.conf_plain`, since importing cattrs in Pyodide takes about
+a second; never a pickle, which would run code), and calls the same
 :func:`~infrabook.live.run` on every change. Nothing is fetched from anywhere but the site
 itself.
 """
@@ -26,7 +27,8 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from infrabook import config, live
-from infrabook.calculators import Field, calculators
+from infrabook.calc_fields import Field
+from infrabook.calculators import calculators
 from infrabook.labels import text
 from infrabook.safe_files import read_bounded
 
@@ -34,15 +36,19 @@ ROOT = Path(__file__).resolve().parents[2]
 WHEEL_NAME = "infrabook-py3-none-any.whl"
 #: The conf files the build read, laid out for live.js to unpack over the wheel's copy.
 CONF_NAME = "infrabook-conf.zip"
-#: What live.js fetches on first use besides the wheel: Pyodide's runtime, vendored here.
+#: What live.js fetches on first use besides the wheel: Pyodide's runtime, vendored here, with
+#: its standard library partly compiled (``precompile_stdlib.mjs`` beside this file).
 PYODIDE = ROOT / "docs" / "_static" / "pyodide"
 PYODIDE_FILES = (
     "pyodide.mjs",
     "pyodide.asm.mjs",
     "pyodide.asm.wasm",
-    "python_stdlib.zip",
+    "python_stdlib_precompiled.zip",
     "pyodide-lock.json",
 )
+#: Pyodide's own standard library, vendored as published: the source of the precompiled one,
+#: which the site serves instead, so it is not published.
+STDLIB_SOURCE = "python_stdlib.zip"
 
 
 class live_calc(nodes.General, nodes.Element):
@@ -79,16 +85,18 @@ def _field_html(calc: str, f: Field) -> str:
     )
 
 
-def download_mb(wheel: Path) -> str:
-    """What a reader's browser downloads on first use (Pyodide and the package's wheel),
-    in MB (10^6 bytes) with one decimal, from the files' sizes."""
+def download_bytes(wheel: Path) -> int:
+    """What a reader's browser downloads on first use (Pyodide, the package's wheel and the
+    conf), in bytes, from the files' sizes: the total of the progress figure."""
     files = [PYODIDE / name for name in PYODIDE_FILES] + [wheel, wheel.with_name(CONF_NAME)]
-    return f"{sum(f.stat().st_size for f in files) / 1e6:.1f}"
+    return sum(f.stat().st_size for f in files)
 
 
-def calculator_html(name: str, mb: str) -> str:
-    """The calculator's static HTML: its form with the defaults, and their tables; ``mb``
-    is :func:`download_mb`, said on the button and in the loading message."""
+def calculator_html(name: str, size: int) -> str:
+    """The calculator's static HTML: its form with the defaults, and their tables; ``size``
+    is :func:`download_bytes`, said in MB (10^6 bytes, one decimal) on the button and in the
+    loading message, and the total of the progress figure."""
+    mb = f"{size / 1e6:.1f}"
     calc = calculators()[name]
     result = live.run(name, {})
     if not result["ok"]:
@@ -98,7 +106,10 @@ def calculator_html(name: str, mb: str) -> str:
         for key in ("ready", "file", "unsupported", "failed", "stale")
     }
     messages["data-msg-loading"] = text("live.ui.loading", mb=mb)
+    messages["data-msg-static"] = text("live.ui.static", mb=mb)
     messages["data-msg-enable-loaded"] = text("live.ui.enable_loaded")
+    # live.js fills in the bytes received as it counts them
+    messages["data-msg-progress"] = text("live.ui.progress", done="{done}", total="{total}")
     attrs = " ".join(f'{k}="{html.escape(v)}"' for k, v in messages.items())
     fields = "".join(_field_html(name, f) for f in calc.fields)
     return (
@@ -107,7 +118,10 @@ def calculator_html(name: str, mb: str) -> str:
         f'<form class="live-form" novalidate>{fields}</form>'
         f'<div class="live-bar"><button type="button" class="live-enable">'
         f"{html.escape(text('live.ui.enable', mb=mb))}</button>"
-        f'<p class="live-status" role="status">{html.escape(text("live.ui.static"))}</p></div>'
+        f'<p class="live-status" role="status">{html.escape(text("live.ui.static", mb=mb))}</p>'
+        f'<div class="live-progress-bar" hidden><progress class="live-progress" max="{size}" '
+        f'value="0" aria-label="{html.escape(text("live.ui.progress_label"))}"></progress>'
+        f'<span class="live-progress-text" aria-hidden="true"></span></div></div>'
         f'<p class="live-form-error" role="alert"></p>'
         f'<div class="live-output" aria-live="polite">{result["html"]}</div>'
         f"</section>"
@@ -127,7 +141,7 @@ class LiveCalcDirective(SphinxDirective):
             )
         marker = live_calc()
         wheel = _wheel(self.env.doctreedir)
-        marker += nodes.raw("", calculator_html(name, download_mb(wheel)), format="html")
+        marker += nodes.raw("", calculator_html(name, download_bytes(wheel)), format="html")
         return [marker]
 
 
@@ -203,6 +217,7 @@ def _ship_wheel(app: Sphinx, exception: Exception | None) -> None:
     wheel = _wheel(app.doctreedir)
     shutil.copyfile(wheel, target)
     shutil.copyfile(wheel.with_name(CONF_NAME), target.with_name(CONF_NAME))
+    (Path(app.outdir) / "_static" / "pyodide" / STDLIB_SOURCE).unlink(missing_ok=True)
 
 
 def setup(app: Sphinx) -> dict:

@@ -34,7 +34,8 @@ from urllib.parse import urlparse
 from playwright.sync_api import Page, sync_playwright
 
 from infrabook import live
-from infrabook.calculators import Field, calculators
+from infrabook.calc_fields import Field
+from infrabook.calculators import calculators
 from infrabook.labels import text
 
 from .browser import CHROMIUM_FLAGS, has_chromium, serve_edition

@@ -31,7 +31,9 @@ from infrabook.bucketing import (
     cost_lines,
     parse_mfus,
 )
-from infrabook.calculators import Field, Result, audit_table, calculators, crossing_result
+from infrabook.calc_fields import Field
+from infrabook.calc_tables import audit_table
+from infrabook.calculators import Result, calculators, crossing_result
 from infrabook.crossover import parse_strategy
 from infrabook.quoting import line
 from infrabook.serialise import jsonable

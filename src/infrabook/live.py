@@ -18,7 +18,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from infrabook.calculators import FieldError, calculators
+from infrabook.calc_fields import FieldError
+from infrabook.calculators import calculators
 from infrabook.quoting import line
 
 
