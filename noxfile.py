@@ -104,8 +104,8 @@ def browser(session: nox.Session) -> None:
     and ``nox -s pdf`` first (every page links the PDFs, and the check follows the links).
     """
     session.install(*CONSTRAINTS, "playwright>=1.40", "axe-playwright-python>=0.1.8")
-    # docs.checks.live compares the page's tables with infrabook.live, which reads conf/ through
-    # cattrs here (the browser, without cattrs, through conf_plain); numpy comes along unused.
+    # docs.checks.live compares the page's tables with infrabook.live, run here as in the
+    # browser; numpy comes along unused.
     session.install(*CONSTRAINTS, "-e", ".")
     session.run("python", "-m", "docs.checks.browser", "docs/_build/html", *session.posargs)
     session.run("python", "-m", "docs.checks.live", "docs/_build/html")

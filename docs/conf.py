@@ -148,7 +148,8 @@ mathjax3_config = {
 # Chinese search by words (jieba), with the book's terms kept whole.
 html_search_language = "zh"
 html_search_options = {"dict": str(DOCS / "_ext" / "jieba_dict.txt")}
-html_search_scorer = "_ext/search_scorer.js"  # the chapter named for a query before its glossary entry
+# the chapter named for a query ranks before its glossary entry
+html_search_scorer = "_ext/search_scorer.js"
 
 # Shared links: a title and a description (the page's first paragraph) on every page.
 # Set INFRABOOK_SITE_URL to the published address so og:url is absolute.

@@ -4,7 +4,6 @@ expected: from the loader, from the CLI (exit 2, one line) and from the docs bui
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import re
 import shutil
@@ -19,10 +18,8 @@ from typing import Any
 import pytest
 import tomli_w
 
-from infrabook import conf_plain, config
+from infrabook import config
 from infrabook.cli import main
-from infrabook.conf_convert import CONVERTER
-from infrabook.conf_convert import structure as CONVERTER_STRUCTURE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -463,59 +460,6 @@ def test_every_file_and_table_is_reached():
         r[1] for r in REMOVALS
     }
     assert sum(r[3] for r in REMOVALS) >= 60
-
-
-@pytest.mark.parametrize("file", list(config.FILES))
-def test_json_round_trip(file):
-    """The description that reads a file also writes it as JSON, and reads that back
-    unchanged: JSON needs no second description."""
-    typed = config._load(file, config.FILES[file], config.conf_dir())
-    text = json.dumps(CONVERTER.unstructure(typed), allow_nan=False)
-    assert CONVERTER.structure(json.loads(text), config.FILES[file]) == typed
-
-
-def _both_readers(data: Any, cls: type, path: Path) -> tuple[str, str]:
-    """What cattrs' reader and the standard library's (the browser's) make of ``data``."""
-    said = []
-    for structure in (CONVERTER_STRUCTURE, conf_plain.structure):
-        try:
-            said.append(repr(structure(data, cls, path)))
-        except config.ConfError as err:
-            said.append(str(err))
-    return said[0], said[1]
-
-
-@pytest.mark.parametrize("file", list(config.FILES))
-def test_the_browsers_reader_reads_the_book_alike(file):
-    path = ROOT / "conf" / file
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    cattrs_made, plain_made = _both_readers(data, config.FILES[file], path)
-    assert plain_made == cattrs_made and "Error" not in plain_made
-
-
-@pytest.mark.parametrize(
-    ("file", "old", "new", "key", "expected"), MUTATIONS, ids=[f"{m[0]}:{m[3]}" for m in MUTATIONS]
-)
-def test_the_browsers_reader_refuses_each_typo_alike(tmp_path, file, old, new, key, expected):
-    """Each typo, structured by both readers: the same typed value or the same one line."""
-    path = _mutated_conf(tmp_path, file, old, new) / file
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    cattrs_said, plain_said = _both_readers(data, config.FILES[file], path)
-    assert plain_said == cattrs_said
-
-
-@pytest.mark.parametrize(
-    ("file", "key", "path", "required"), REMOVALS, ids=[f"{r[0]}:{r[1]}" for r in REMOVALS]
-)
-def test_the_browsers_reader_misses_each_key_alike(file, key, path, required):
-    data = tomllib.loads((ROOT / "conf" / file).read_text(encoding="utf-8"))
-    parent = data
-    for step in path[:-1]:
-        parent = parent[step]
-    del parent[path[-1]]
-    cattrs_said, plain_said = _both_readers(data, config.FILES[file], Path(file))
-    assert plain_said == cattrs_said
-    assert required == plain_said.startswith(f"{file}: {key}: expected ")
 
 
 def test_a_strategy_deleted_is_refused(tmp_path, monkeypatch):

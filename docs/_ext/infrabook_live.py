@@ -6,10 +6,9 @@ without JavaScript. The page's script (``_static/live/live.js``) loads Pyodide f
 when the reader shows an interest in a calculator (see the script), unpacks the package's own
 wheel, which this extension builds from the source tree and ships beside the script, with
 the conf files the build read (the TOML files themselves, checked in the browser as
-anywhere else, by :mod:`infrabook.conf_plain`, since importing cattrs in Pyodide takes about
-a second; never a pickle, which would run code), and calls the same
-:func:`~infrabook.live.run` on every change. Nothing is fetched from anywhere but the site
-itself.
+anywhere else, by :mod:`infrabook.conf_plain`; never a pickle, which would run code), and
+calls the same :func:`~infrabook.live.run` on every change. Nothing is fetched from
+anywhere but the site itself.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The kinds of leaf value a conf file holds, each with its words and its test.
 
 The classes of :mod:`infrabook.config` declare every key with one of these kinds (or a
-``Literal``, an array of one, a table of them); :mod:`infrabook.conf_convert` checks a value
+``Literal``, an array of one, a table of them); :mod:`infrabook.conf_plain` checks a value
 against its kind's test and says the kind's words when it fails. Only the standard library
-here, so the classes load without the converter (the live calculators' path).
+here, as in the reader, so the live calculators load them in Pyodide at no cost.
 """
 
 from __future__ import annotations

@@ -1,10 +1,18 @@
-"""Parsed TOML to the classes of :mod:`infrabook.config` with the standard library alone:
-the live calculators' reader (Pyodide has no cattrs, and compiling it there costs more than a
-second), checking each key as strictly as :mod:`infrabook.conf_convert` does, with the same
-one-line messages, so the browser reads the conf files themselves and never a pickle.
+"""Parsed TOML to the classes of :mod:`infrabook.config`, with the standard library alone:
+the one reader of the conf files, for the CLI, the pages, the tests and the live calculators.
 
-Both readers take the words for a kind from :func:`describe`; the test suite holds them to
-the same result on the book's files and to the same message on each kind of typo.
+Why not a converter library (cattrs, which reads the benchmark records): the live calculators
+read the same files in the reader's browser, and there importing attrs and cattrs took 1.0 to
+1.2 s, plus 0.3 s for a cattrs converter module, under Pyodide (measured under Node, 2026-12-04,
+on the build machine): more than the whole first answer may take (issue #42 item 8: 1.5 s
+after the click). A second reader beside this one, held equal to it by tests, was one
+description of the conf too many. The records stay with cattrs: no page reads them in a
+browser.
+
+It is strict where a converter is lenient: TOML already has types, so ``"1024"`` is not an
+integer, ``true`` is not a number and a string is not an array. Any problem becomes one
+:class:`ConfError` line naming the file, the key and what was expected; unknown keys are
+refused too, so a misspelt optional key is not silently ignored.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The rules between keys of the conf files, which a per-key description cannot state.
 
 Each key's kind is declared once by the classes of :mod:`infrabook.config` and checked by
-:mod:`infrabook.conf_convert`; what is left here relates keys to each other (as many values as
+:mod:`infrabook.conf_plain`; what is left here relates keys to each other (as many values as
 scores, a block that leaves two blocks of them, a bucket that holds the largest call, distinct
 ids, the three strategies the book names, stated rates that share one peak, rates at which a
 group of calls takes a finite, non-zero time, a device hardware.toml knows): whatever the code

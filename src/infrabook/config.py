@@ -3,14 +3,14 @@ hardware profiles, each file described once by the frozen dataclasses below.
 
 The files live in the repository's ``conf/`` folder and are packaged into the wheel as
 ``infrabook/conf``; ``INFRABOOK_CONF`` points the loader at another folder. A file is turned
-into its classes by :mod:`infrabook.conf_convert` (cattrs; why, it says) when it is first
-read: every key the code reads is declared here with its kind (:mod:`infrabook.conf_kinds`),
-so a missing key, a mistyped value or an unknown key fails with one ``ConfError`` line naming
-the file, the key and what was expected. The rules between keys (a call larger than every
-bucket, a peak device hardware.toml lacks) are :mod:`infrabook.conf_schema`'s.
+into its classes by :mod:`infrabook.conf_plain` (the standard library; why, it says) when
+it is first read: every key the code reads is declared here with its kind
+(:mod:`infrabook.conf_kinds`), so a missing key, a mistyped value or an unknown key fails
+with one ``ConfError`` line naming the file, the key and what was expected. The rules between
+keys (a call larger than every bucket, a peak device hardware.toml lacks) are
+:mod:`infrabook.conf_schema`'s.
 
-The live calculators read the same TOML files in the reader's browser, where Pyodide has no
-cattrs: there :mod:`infrabook.conf_plain` checks them, as strictly and with the same words.
+The live calculators read the same TOML files in the reader's browser with the same reader.
 A conf folder holds data only: every file is read through :func:`infrabook.safe_files.read_bounded`
 (no link followed, no pipe waited on, at most :data:`MAX_BYTES`), and a pickle in it is refused,
 never loaded (unpickling runs code).
@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from infrabook.conf_kinds import (
     Call,
@@ -37,6 +36,7 @@ from infrabook.conf_kinds import (
     PositiveInt,
     UnitFraction,
 )
+from infrabook.conf_plain import structure
 from infrabook.conf_schema import ConfError, check_device, check_relations
 from infrabook.quoting import printable
 from infrabook.safe_files import FileRefused, read_bounded
@@ -361,19 +361,9 @@ def _load(name: str, cls: type[T], folder: Path) -> T:
         raise ConfError(f"{where}: cannot be read: {err}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfError(f"{where}: expected valid TOML: {err}") from None
-    typed = _structure()(data, cls, path)
+    typed = structure(data, cls, path)
     check_relations(typed, path)
     return typed
-
-
-def _structure() -> Callable[[Any, type[T], Path], T]:
-    """The reader of parsed TOML: cattrs' where it is installed, else (in the browser) the
-    standard library's, which checks the same and says the same."""
-    try:
-        from infrabook.conf_convert import structure
-    except ImportError:
-        from infrabook.conf_plain import structure
-    return structure
 
 
 def scenarios() -> Scenarios:
