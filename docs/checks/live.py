@@ -255,6 +255,20 @@ def _between_fields(page: Page, section: str, where: str, inputs: dict) -> list[
     return failures
 
 
+def live_pages(html: Path, only: list[str] | None = None) -> list[Path]:
+    """The pages of the edition built at ``html`` that hold a live calculator (those whose path
+    has one of ``only``, if given)."""
+    return sorted(
+        p
+        for p in html.rglob("*.html")
+        if "live-calc" in p.read_text(encoding="utf-8", errors="ignore")
+        and "_static" not in p.parts
+        # the English edition (html/en) is checked on its own run, with INFRABOOK_LANG=en
+        and p.relative_to(html).parts[0] != "en"
+        and (not only or any(s in str(p) for s in only))
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("html", type=Path)
@@ -262,14 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not has_chromium(CHROMIUM):
         return 2
-    pages = sorted(
-        p
-        for p in args.html.rglob("*.html")
-        if "live-calc" in p.read_text(encoding="utf-8", errors="ignore")
-        and "_static" not in p.parts
-        # the English edition (html/en) is checked on its own run, with INFRABOOK_LANG=en
-        and p.relative_to(args.html).parts[0] != "en"
-    )
+    pages = live_pages(args.html)
     if not pages:
         print(f"no page under {args.html} has a live calculator", file=sys.stderr)
         return 1

@@ -36,7 +36,7 @@ from playwright.sync_api import Browser, sync_playwright
 from infrabook.calculators import calculators
 
 from .browser import CHROMIUM_FLAGS, has_chromium, serve_edition
-from .live import BOOT_TIMEOUT_MS, CHROMIUM, _changed
+from .live import BOOT_TIMEOUT_MS, CHROMIUM, _changed, live_pages
 
 #: The marks live.js sets, in the order they happen, and what each ends.
 PHASES = {
@@ -159,14 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--runs: expected at least 1, got {args.runs}")
     if not has_chromium(CHROMIUM):
         return 2
-    pages = sorted(
-        p
-        for p in args.html.rglob("*.html")
-        if "live-calc" in p.read_text(encoding="utf-8", errors="ignore")
-        and "_static" not in p.parts
-        and p.relative_to(args.html).parts[0] != "en"
-        and (not args.page or any(s in str(p) for s in args.page))
-    )
+    pages = live_pages(args.html, args.page)
     if not pages:
         print(f"no page under {args.html} has a live calculator", file=sys.stderr)
         return 1
