@@ -280,7 +280,7 @@ MUTATIONS = [
         'experiment = "fusion"',
         'experiment = "fusoin"',
         "target[0].experiment",
-        "expected one of 'fusion', 'attention_memory', ",
+        "expected one of 'fusion', 'fusion_sweep', 'attention_memory', ",
     ),
 ]
 

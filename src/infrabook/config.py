@@ -226,10 +226,12 @@ class LiveTargets:
 #: reading conf never should; the test suite holds the two lists equal.
 ExperimentName = Literal[
     "fusion",
+    "fusion_sweep",
     "attention_memory",
     "launches",
     "shapes",
     "gpu_swiglu",
+    "gpu_fusion_sweep",
     "gpu_flash",
     "gpu_sdpa",
     "gpu_graphs",

@@ -19,6 +19,7 @@ from infrabook.bench import (
     record,
     report,
     run,
+    sweep,
 )
 from infrabook.bench.results import described
 from infrabook.bench.suite import GPU_EXPERIMENTS, get
@@ -125,10 +126,11 @@ def test_gpu_experiments_dry_run(dry):
         persistent.gpu_persistent(rig=dry, shape=(16, 256)),  # 4 tiles of 1024
         attention.gpu_sdpa(rig=dry, seq_len=16, heads=1, tokens=16, head_dim=16),
         ceilings.gpu_ceilings(rig=dry, copy_mib=(1,), gemm_n=16),
+        sweep.gpu_fusion_sweep(rig=dry, rows=(2, 8), cols=64),
     ]
     for e in entries:
         assert e.status == "ok" and e.provenance.device.name == "NVIDIA H200"
-    swiglu, flash, graphs, persisted, _, _ = entries
+    swiglu, flash, graphs, persisted, _, _, _ = entries
     assert swiglu.targets[0].id == "gpu_fused_swiglu_bandwidth"
     assert swiglu.results.shapes[0].paths["triton_fused"].max_abs_err_vs_fp32 < 0.1
     # three shapes, each with its own rows: none overwrites another

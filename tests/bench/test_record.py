@@ -300,21 +300,18 @@ def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch,
 
 
 def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):
-    for name in ("fusion", "shapes"):  # the smallest sizes: the quick path, seconds faster
+    smallest = {  # the smallest sizes: the quick path, seconds faster
+        "fusion": {"rows": 16, "cols": 256, "compiled": False},
+        "fusion_sweep": {"rows": (1, 2), "cols": 256, "compiled": False},
+        "shapes": {"rows": (4, 8), "k": 16, "n": 16, "scale": 64, "prep": "none"},
+    }
+    for name, sizes in smallest.items():
         exp = get(name)
-        monkeypatch.setattr(
-            exp,
-            "quick",
-            exp.quick
-            | (
-                {"rows": 16, "cols": 256, "compiled": False}
-                if name == "fusion"
-                else {"rows": (4, 8), "k": 16, "n": 16, "scale": 64, "prep": "none"}
-            ),
-        )
+        monkeypatch.setattr(exp, "quick", exp.quick | sizes)
     assert run.main(["--quick", "--only", "cpu", "--out", str(bench_dir)]) == 0
     rec = record.read(bench_dir / f"{CPU}.json")
-    assert list(rec.experiments) == ["fusion", "attention_memory", "launches", "shapes"]
+    expected = ["fusion", "fusion_sweep", "attention_memory", "launches", "shapes"]
+    assert list(rec.experiments) == expected
     assert all(e.provenance.quick for e in rec.experiments.values())
     assert report.results("launches").fused.dispatches == 15
     assert report.show("shapes").tables

@@ -43,16 +43,21 @@ def _swiglu_into(g: torch.Tensor, u: torch.Tensor, z: torch.Tensor) -> None:
 
 
 def _compiled(
-    expression: Callable[..., Any], args: tuple[torch.Tensor, ...], info: dict[str, Any]
-) -> Callable[[], Any] | None:
-    """``torch.compile`` of ``expression`` on ``args``, specialised to their shapes, its
+    expression: Callable[..., Any],
+    args: tuple[torch.Tensor, ...],
+    info: dict[str, Any],
+    *,
+    dynamic: bool = False,
+) -> partial[Any] | None:
+    """``torch.compile`` of ``expression`` bound to ``args``, specialised to their shapes
+    (``dynamic``: compiled once for any size, its ``func`` called on other tensors), its
     compile time (the first call's) put in ``info``; None and the reason there if it cannot
     compile (no C++ compiler on a CPU, say)."""
     log.info("compiling %s with torch.compile (inductor) ...", expression.__name__)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fn = torch.compile(expression, fullgraph=True, dynamic=False)
+            fn = torch.compile(expression, fullgraph=True, dynamic=dynamic)
             t0 = time.perf_counter()
             fn(*args)
             info["compile_s"] = time.perf_counter() - t0

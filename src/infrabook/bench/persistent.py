@@ -21,7 +21,7 @@ _CHAIN = config.scenarios().ffn_chain
 _SHAPE = {"shape": (_CHAIN.rows, _CHAIN.cols)}
 
 
-@experiment(PersistentResults, full=_SHAPE, limit_s=30)  # 1.5 s on the H200 (2026-12-04)
+@experiment(PersistentResults, full=_SHAPE, limit_s=20)  # 1.5 s on the H200 (2026-12-04)
 def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
     """One program per tile against a persistent grid (one program per SM, 4 per SM, and as
     many as the SMs hold at once, the kernel's default).

@@ -59,8 +59,8 @@ def select(only: Sequence[str] | None) -> list[str]:
     """Experiments to run, in suite order; ``cpu`` and ``gpu`` name the groups.
 
     >>> select(["gpu", "fusion"])  # doctest: +NORMALIZE_WHITESPACE
-    ['fusion', 'gpu_swiglu', 'gpu_flash', 'gpu_sdpa', 'gpu_graphs', 'gpu_persistent',
-     'gpu_ceilings']
+    ['fusion', 'gpu_swiglu', 'gpu_fusion_sweep', 'gpu_flash', 'gpu_sdpa', 'gpu_graphs',
+     'gpu_persistent', 'gpu_ceilings']
     """
     wanted: set[str] = set()
     for name in only or RESULTS:

@@ -15,16 +15,19 @@ from infrabook.bench.results.fusion import FusionResults, SwigluResults
 from infrabook.bench.results.launches import GraphResults, LaunchResults
 from infrabook.bench.results.persistent import PersistentResults
 from infrabook.bench.results.shapes import ShapesResults
+from infrabook.bench.results.sweep import FusionSweepResults, GpuSweepResults
 
 #: Each experiment's results type, by the experiment's name, in suite order.
 RESULTS: dict[str, type[Results]] = {
     t.experiment: t
     for t in (
         FusionResults,
+        FusionSweepResults,
         AttentionResults,
         LaunchResults,
         ShapesResults,
         SwigluResults,
+        GpuSweepResults,
         FlashResults,
         SdpaResults,
         GraphResults,
