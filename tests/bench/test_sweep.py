@@ -8,9 +8,11 @@ import dataclasses
 
 import pytest
 
-from infrabook.bench import host, record, report, sweep
-from infrabook.bench.results.sweep import FusionSweepResults, SweepPath, SweepPoint
-from infrabook.bench.timing import Timing
+from infrabook.bench.experiments import sweep
+from infrabook.bench.measure import host
+from infrabook.bench.records import report, store
+from infrabook.bench.records.results.sweep import FusionSweepResults, SweepPath, SweepPoint
+from infrabook.bench.records.timing import Timing
 from infrabook.labels import text
 from infrabook.units import MiB
 
@@ -60,7 +62,7 @@ def test_the_gpu_sweep_dry_round_trips_through_the_record_and_the_report(dry):
     assert big.pct_copy("fused", "flushed") == pytest.approx(100)
     assert big.speedup("unflushed") == pytest.approx(1.0)
     assert report.show("gpu_fusion_sweep").message == text("bench.no_gpu_record")
-    record.merge(GPU, e)
+    store.merge(GPU, e)
     back = report.entry("gpu_fusion_sweep")
     assert back.results == e.results
     shown = report.show("gpu_fusion_sweep")

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
-from infrabook.bench.entry import Compared, Device, Params, Results
-from infrabook.bench.results.described import table, timed_method
-from infrabook.bench.schema import Checked, Count, ModelBytes, Pattern, Positive, Text
-from infrabook.bench.timing import MODES, Timing
+from infrabook.bench.records.entry import Compared, Device, Params, Results
+from infrabook.bench.records.results.described import table, timed_method
+from infrabook.bench.records.schema import Checked, Count, ModelBytes, Pattern, Positive, Text
+from infrabook.bench.records.timing import MODES, Timing
 from infrabook.labels import text
 from infrabook.tables import Table
 from infrabook.units import MiB

@@ -12,17 +12,18 @@ from typing import Any
 import torch
 
 from infrabook import config
-from infrabook.bench import host
-from infrabook.bench.cuda import Rig, bf16
-from infrabook.bench.experiment import Measured, experiment, log
-from infrabook.bench.fusion import _compiled, _silu_mul, _swiglu_into
-from infrabook.bench.results.sweep import (
+from infrabook.bench.experiments.base import Measured, experiment, log
+from infrabook.bench.experiments.fusion import _compiled, _silu_mul, _swiglu_into
+from infrabook.bench.measure import host
+from infrabook.bench.measure.cuda import Rig, bf16
+from infrabook.bench.measure.timers import cache_flush, time_interleaved
+from infrabook.bench.records.results.sweep import (
     FusionSweepResults,
     GpuSweepResults,
     SweepPath,
     SweepPoint,
 )
-from infrabook.bench.timing import Timing, cache_flush, time_interleaved
+from infrabook.bench.records.timing import Timing
 from infrabook.checks import check_positive_int, check_sizes
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
