@@ -138,6 +138,9 @@ def test_gpu_experiments_dry_run(dry):
     # the default grid: what the device holds at once (in the interpreter, CPU_PROGRAMS)
     assert persisted.results.variants["persistent_resident"].programs == 4
     assert all(v.equal_to_per_tile for v in persisted.results.variants.values())
+    pipelined = persisted.results.variants["pipelined_1x_sm"]
+    assert (pipelined.programs, pipelined.stages) == (2, persistent.PIPELINE_STAGES)
+    assert persisted.results.variants["per_tile"].stages == 1
     for e in entries:
         store.merge("gpu-h200-bdae84", e)
     assert list(report.records()) == ["gpu-h200-bdae84"]

@@ -16,12 +16,15 @@ from infrabook.tables import Table
 
 @dataclass(frozen=True)
 class Variant(Checked):
-    """One way to launch the same tile body."""
+    """One way to launch the same tile body; ``stages``: tiles each program keeps in
+    flight (a software-pipelined loop; 1, and absent from records before 2026-12-05,
+    for a loop that waits for each tile)."""
 
     programs: Positive
     tiles: Positive
     timing: Timing
     equal_to_per_tile: bool
+    stages: Positive = 1
 
 
 @dataclass(frozen=True)
