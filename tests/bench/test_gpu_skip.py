@@ -8,24 +8,16 @@ import pytest
 import torch
 
 from infrabook import config
-from infrabook.bench import (
-    attention,
-    ceilings,
-    cuda,
-    fusion,
-    host,
-    launches,
-    persistent,
-    record,
-    report,
-    run,
-)
-from infrabook.bench.results import described
-from infrabook.bench.suite import GPU_EXPERIMENTS, get
+from infrabook.bench import run
+from infrabook.bench.experiments import attention, ceilings, fusion, launches, persistent, sweep
+from infrabook.bench.experiments.suite import GPU_EXPERIMENTS, get
+from infrabook.bench.measure import cuda, host
+from infrabook.bench.records import report, store
+from infrabook.bench.records.results import described
 from infrabook.labels import text
 
 #: The name of this machine's CPU record, as the suite writes it.
-CPU = record.machine_name(host.cpu_info())
+CPU = store.machine_name(host.cpu_info())
 
 
 @pytest.fixture
@@ -41,7 +33,7 @@ def test_gpu_experiment_skipped_without_cuda(no_cuda, name):
 
 def test_suite_records_gpu_skips_in_the_cpu_record(no_cuda, bench_dir):
     assert run.main(["--only", "gpu"]) == 0
-    data = record.read(bench_dir / f"{CPU}.json")
+    data = store.read(bench_dir / f"{CPU}.json")
     assert set(data.experiments) == set(GPU_EXPERIMENTS)
     assert all(e.reason == "no CUDA device" for e in data.experiments.values())
     # the CPU record says why; the book still reports the GPU experiment as not measured
@@ -125,10 +117,11 @@ def test_gpu_experiments_dry_run(dry):
         persistent.gpu_persistent(rig=dry, shape=(16, 256)),  # 4 tiles of 1024
         attention.gpu_sdpa(rig=dry, seq_len=16, heads=1, tokens=16, head_dim=16),
         ceilings.gpu_ceilings(rig=dry, copy_mib=(1,), gemm_n=16),
+        sweep.gpu_fusion_sweep(rig=dry, rows=(2, 8), cols=64),
     ]
     for e in entries:
         assert e.status == "ok" and e.provenance.device.name == "NVIDIA H200"
-    swiglu, flash, graphs, persisted, _, _ = entries
+    swiglu, flash, graphs, persisted, _, _, _ = entries
     assert swiglu.targets[0].id == "gpu_fused_swiglu_bandwidth"
     assert swiglu.results.shapes[0].paths["triton_fused"].max_abs_err_vs_fp32 < 0.1
     # three shapes, each with its own rows: none overwrites another
@@ -145,8 +138,11 @@ def test_gpu_experiments_dry_run(dry):
     # the default grid: what the device holds at once (in the interpreter, CPU_PROGRAMS)
     assert persisted.results.variants["persistent_resident"].programs == 4
     assert all(v.equal_to_per_tile for v in persisted.results.variants.values())
+    pipelined = persisted.results.variants["pipelined_1x_sm"]
+    assert (pipelined.programs, pipelined.stages) == (2, persistent.PIPELINE_STAGES)
+    assert persisted.results.variants["per_tile"].stages == 1
     for e in entries:
-        record.merge("gpu-h200-bdae84", e)
+        store.merge("gpu-h200-bdae84", e)
     assert list(report.records()) == ["gpu-h200-bdae84"]
     for name in GPU_EXPERIMENTS:
         shown = report.show(name)

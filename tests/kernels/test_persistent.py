@@ -12,6 +12,8 @@ from infrabook.kernels import (
     swiglu,
     swiglu_per_tile,
     swiglu_persistent,
+    swiglu_pipelined,
+    swiglu_reference,
 )
 
 
@@ -26,6 +28,25 @@ def test_same_results_fewer_programs(shape, num_programs, make_inputs):
     assert (persistent.programs, persistent.tiles) == (min(num_programs, tiles), tiles)
     assert torch.equal(persistent.z, per_tile.z)
     assert torch.equal(per_tile.z, swiglu(g, u))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (37, 129)])
+@pytest.mark.parametrize(("num_programs", "stages"), [(1, 1), (3, 2), (4, 3), (1000, 4)])
+def test_the_pipelined_loop_gives_the_same_bits(shape, num_programs, stages, make_inputs):
+    g, u = make_inputs(shape, torch.bfloat16)
+    tiles = math.ceil(math.prod(shape) / 256)
+    per_tile = swiglu_per_tile(g, u, block_size=256)
+    run = swiglu_pipelined(g, u, num_programs, stages=stages, block_size=256)
+    assert (run.programs, run.tiles) == (min(num_programs, tiles), tiles)
+    assert torch.equal(run.z, per_tile.z)
+    ref = swiglu_reference(g, u).float()
+    assert torch.allclose(run.z.float(), ref, rtol=1e-2, atol=1e-2)
+
+
+def test_the_pipelined_loop_refuses_no_stages(make_inputs):
+    g, u = make_inputs((3, 5), torch.float32)
+    with pytest.raises(ValueError, match="stages"):
+        swiglu_pipelined(g, u, stages=0)
 
 
 def test_launches_what_it_reports(make_inputs, traffic):

@@ -57,6 +57,7 @@ from infrabook.kernels.persistent import (
     resident_on,
     swiglu_per_tile,
     swiglu_persistent,
+    swiglu_pipelined,
 )
 from infrabook.kernels.swiglu import (
     BLOCK,
@@ -90,6 +91,7 @@ __all__ = [
     "swiglu",
     "swiglu_per_tile",
     "swiglu_persistent",
+    "swiglu_pipelined",
     "swiglu_quant",
     "swiglu_quant_reference",
     "swiglu_reference",

@@ -45,6 +45,16 @@ def _swiglu_persistent_kernel(g_ptr, u_ptr, z_ptr, n, num_tiles, BLOCK: tl.const
         swiglu_tile(g_ptr, u_ptr, z_ptr, tile_offsets(tile, BLOCK), n)
 
 
+@triton.jit
+def _swiglu_pipelined_kernel(
+    g_ptr, u_ptr, z_ptr, n, num_tiles, BLOCK: tl.constexpr, STAGES: tl.constexpr
+):
+    # the compiler issues the loads of the next STAGES - 1 tiles before this one is done:
+    # each program keeps STAGES tiles in flight instead of one
+    for tile in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0), num_stages=STAGES):
+        swiglu_tile(g_ptr, u_ptr, z_ptr, tile_offsets(tile, BLOCK), n)
+
+
 def _check(op: str, g: torch.Tensor, u: torch.Tensor, block_size: int) -> int:
     check_inputs(op, 2, g=g, u=u)
     check_block(f"{op}: block_size", block_size, 16, 2**16)
@@ -100,5 +110,37 @@ def swiglu_persistent(
     z = torch.empty_like(g)
     _swiglu_persistent_kernel[(programs,)](
         g, u, z, g.numel(), tiles, BLOCK=block_size, num_warps=NUM_WARPS
+    )
+    return Launch(z, programs=programs, tiles=tiles)
+
+
+def swiglu_pipelined(
+    g: torch.Tensor,
+    u: torch.Tensor,
+    num_programs: int | None = None,
+    *,
+    stages: int = 3,
+    block_size: int = BLOCK,
+) -> Launch:
+    """:func:`swiglu_persistent` with a software-pipelined loop: each program keeps
+    ``stages`` tiles' loads in flight (``tl.range(..., num_stages=stages)``), so that few
+    programs can still hide the memory's latency (:mod:`infrabook.little`). In the
+    interpreter the loop runs one tile after another; results are identical either way.
+
+    >>> from infrabook.kernels import DEVICE
+    >>> g, u = torch.randn(2, 16, 16, device=DEVICE)
+    >>> run = swiglu_pipelined(g, u, num_programs=4, block_size=16)
+    >>> run.programs, run.tiles, torch.equal(run.z, swiglu_per_tile(g, u, block_size=16).z)
+    (4, 16, True)
+    """
+    tiles = _check("swiglu_pipelined", g, u, block_size)
+    if num_programs is None:
+        num_programs = CPU_PROGRAMS if INTERPRETED else resident_on(g.device)
+    check_positive_int("swiglu_pipelined: num_programs", num_programs)
+    check_positive_int("swiglu_pipelined: stages", stages)
+    programs = min(num_programs, tiles)
+    z = torch.empty_like(g)
+    _swiglu_pipelined_kernel[(programs,)](
+        g, u, z, g.numel(), tiles, BLOCK=block_size, STAGES=stages, num_warps=NUM_WARPS
     )
     return Launch(z, programs=programs, tiles=tiles)

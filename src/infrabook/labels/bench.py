@@ -9,9 +9,11 @@ NAMESPACES = ("bench",)
 
 LABELS: dict[str, str] = {
     "bench.title.fusion": "CPU 上的融合：silu(g) * u，分开执行与融合",
+    "bench.title.fusion_sweep": "CPU 上的尺寸扫描：融合、eager 与复制，冲与不冲缓存",
     "bench.title.attention_memory": "注意力的内存峰值：物化 S 与 P，还是在线 softmax",
     "bench.title.launches": "三次 FFN 运行的派发次数：eager 与融合",
     "bench.title.shapes": "形状：矩阵乘速率随行数变化，通用与分桶",
+    "bench.title.gpu_fusion_sweep": "GPU 上的尺寸扫描：融合、eager 与复制，冲与不冲 L2",
     "bench.title.gpu_swiglu": "GPU 上融合与分开的 SwiGLU，冲与不冲 L2",
     "bench.title.gpu_flash": "FlashAttention 前向（Triton）与 PyTorch SDPA",
     "bench.title.gpu_graphs": "CUDA graph 重放：三次 FFN 运行的主机启动与 kernel",
@@ -118,6 +120,10 @@ LABELS: dict[str, str] = {
     "bench.method.fusion": (
         "输出预先分配（不计缺页）；GB/s = 模型字节数 ÷ 中位时间，拷贝的 GB/s = （读 + 写）÷ 时间"
     ),
+    "bench.method.fusion_sweep": (
+        "融合 = torch.compile 一次编译、任意大小的 C++ 循环；输出预先分配；"
+        "GB/s = 模型字节数 ÷ 中位时间；复制读写与融合路径相同的字节"
+    ),
     "bench.method.attention_memory": (
         "一次调用的峰值由 tracemalloc 测得，只计调用前已分配之上的部分（numpy 的数组缓冲区，"
         "不含 BLAS 的临时空间）；fp32，单头，d={head_dim}，分块 {block_q} × {block_k}；"
@@ -147,6 +153,10 @@ LABELS: dict[str, str] = {
         "把连续调用录进一个 CUDA graph，什么都不冲；拷贝带宽 = （读 + 写）÷ 设备拷贝的时间，"
         "每个形状拷贝与融合路径相同的字节数，用同一计时器、同样冲或不冲 L2"
     ),
+    "bench.method.gpu_fusion_sweep": (
+        "do_bench 中位数（p20–p80），每次调用前清零 256 MB 冲掉 L2；“不冲”= do_bench_cudagraph；"
+        "GB/s = 模型字节数 ÷ 中位时间；复制读写与融合路径相同的字节"
+    ),
     "bench.method.gpu_flash": (
         "do_bench 中位数（p20–p80），每次调用前冲掉 L2；FLOP = 4 b h L² d；"
         "SDPA 的后端由 PyTorch 选择"
@@ -165,6 +175,12 @@ LABELS: dict[str, str] = {
         "do_bench 中位数（p20–p80），每次调用前冲掉 L2；拷贝带宽 = （读 + 写）÷ 时间；"
         "矩阵乘 FLOP = 2 n³；TB/s 与 TFLOP/s 读取时由时间算出"
     ),
+    "bench.sweep.table.cpu": "silu(g) * u，[行数, {cols}] fp32：时间与带宽随大小的变化",
+    "bench.sweep.table.cuda": "SwiGLU [行数, {cols}] bf16：时间与带宽随大小的变化",
+    "bench.sweep.no_fused": "（没有融合路径：{reason}）",
+    "bench.sweep.skipped": "（有的大小没有运行：{reason}）",
+    "bench.sweep.flushed": "冲掉",
+    "bench.sweep.unflushed": "不冲",
     "bench.fusion.table": "silu(g) * u，[{rows}, {cols}] fp32，{cores} 核",
     "bench.fusion.path.eager": "eager：silu 写出 T，mul 再读回",
     "bench.fusion.path.compile": "torch.compile（inductor 生成的 C++ 循环）",
@@ -212,6 +228,13 @@ LABELS: dict[str, str] = {
     "bench.col.device_kernels": "设备上的 kernel",
     "bench.col.dispatches": "计数到的派发",
     "bench.col.executed_gflop_s": "执行 GFLOP/s",
+    "bench.col.cache": "缓存",
+    "bench.col.copy_gb_s": "复制 GB/s",
+    "bench.col.copy_us": "复制 μs",
+    "bench.col.eager_us": "eager μs",
+    "bench.col.fused_gb_s": "融合 GB/s",
+    "bench.col.fused_mib": "融合的字节 MiB",
+    "bench.col.fused_us": "融合 μs",
     "bench.col.fits_l2": "工作集装得进 L2",
     "bench.col.gb_s": "GB/s",
     "bench.col.kernel": "内核",

@@ -128,7 +128,8 @@ def _little(folder: Any = None) -> tuple[Any, dict[str, InFlight], float]:
     latency = one.timing.median_s / (one.tiles / one.programs)
     resident = resident_programs(device.capability, _warps()) * device.sm_count
     kept = {
-        name: InFlight(bandwidth, latency, per_tile_bytes, min(v.programs, resident))
+        # a pipelined loop keeps v.stages tiles of each program in flight
+        name: InFlight(bandwidth, latency, per_tile_bytes * v.stages, min(v.programs, resident))
         for name, v in runs.variants.items()
     }
     return runs, kept, bandwidth

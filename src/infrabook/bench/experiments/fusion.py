@@ -16,18 +16,18 @@ from typing import Any
 import torch
 
 from infrabook import config
-from infrabook.bench import host
-from infrabook.bench.cuda import Rig, bf16
-from infrabook.bench.entry import Target
-from infrabook.bench.experiment import Measured, experiment, first_line, log
-from infrabook.bench.results.fusion import (
+from infrabook.bench.experiments.base import Measured, experiment, first_line, log
+from infrabook.bench.measure import host
+from infrabook.bench.measure.cuda import Rig, bf16
+from infrabook.bench.measure.timers import cache_flush, time_interleaved
+from infrabook.bench.records.entry import Target
+from infrabook.bench.records.results.fusion import (
     FusionPath,
     FusionResults,
     SwigluPath,
     SwigluResults,
     SwigluShape,
 )
-from infrabook.bench.timing import cache_flush, time_interleaved
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
 from infrabook.units import MiB
@@ -43,16 +43,21 @@ def _swiglu_into(g: torch.Tensor, u: torch.Tensor, z: torch.Tensor) -> None:
 
 
 def _compiled(
-    expression: Callable[..., Any], args: tuple[torch.Tensor, ...], info: dict[str, Any]
-) -> Callable[[], Any] | None:
-    """``torch.compile`` of ``expression`` on ``args``, specialised to their shapes, its
+    expression: Callable[..., Any],
+    args: tuple[torch.Tensor, ...],
+    info: dict[str, Any],
+    *,
+    dynamic: bool = False,
+) -> partial[Any] | None:
+    """``torch.compile`` of ``expression`` bound to ``args``, specialised to their shapes
+    (``dynamic``: compiled once for any size, its ``func`` called on other tensors), its
     compile time (the first call's) put in ``info``; None and the reason there if it cannot
     compile (no C++ compiler on a CPU, say)."""
     log.info("compiling %s with torch.compile (inductor) ...", expression.__name__)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fn = torch.compile(expression, fullgraph=True, dynamic=False)
+            fn = torch.compile(expression, fullgraph=True, dynamic=dynamic)
             t0 = time.perf_counter()
             fn(*args)
             info["compile_s"] = time.perf_counter() - t0

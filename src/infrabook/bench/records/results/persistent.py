@@ -6,22 +6,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from infrabook.bench.entry import Compared, Device, Params, Results
-from infrabook.bench.results.described import datasheet, table
-from infrabook.bench.schema import Checked, ModelBytes, Positive
-from infrabook.bench.timing import Timing
+from infrabook.bench.records.entry import Compared, Device, Params, Results
+from infrabook.bench.records.results.described import datasheet, table
+from infrabook.bench.records.schema import Checked, ModelBytes, Positive
+from infrabook.bench.records.timing import Timing
 from infrabook.labels import text
 from infrabook.tables import Table
 
 
 @dataclass(frozen=True)
 class Variant(Checked):
-    """One way to launch the same tile body."""
+    """One way to launch the same tile body; ``stages``: tiles each program keeps in
+    flight (a software-pipelined loop; 1, and absent from records before 2026-12-05,
+    for a loop that waits for each tile)."""
 
     programs: Positive
     tiles: Positive
     timing: Timing
     equal_to_per_tile: bool
+    stages: Positive = 1
 
 
 @dataclass(frozen=True)

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
-from infrabook.bench import attention, ceilings, fusion, launches, persistent, shapes
-from infrabook.bench.experiment import Experiment
-from infrabook.bench.results import CPU_EXPERIMENTS, GPU_EXPERIMENTS, RESULTS
+from infrabook.bench.experiments import (
+    attention,
+    ceilings,
+    fusion,
+    launches,
+    persistent,
+    shapes,
+    sweep,
+)
+from infrabook.bench.experiments.base import Experiment
+from infrabook.bench.records.results import CPU_EXPERIMENTS, GPU_EXPERIMENTS, RESULTS
 
 __all__ = ["CPU_EXPERIMENTS", "EXPERIMENTS", "GPU_EXPERIMENTS", "get"]
 
 _LISTED = (
     fusion.fusion,
+    sweep.fusion_sweep,
     attention.attention_memory,
     launches.launches,
     shapes.shapes,
     fusion.gpu_swiglu,
+    sweep.gpu_fusion_sweep,
     attention.gpu_flash,
     attention.gpu_sdpa,
     launches.gpu_graphs,

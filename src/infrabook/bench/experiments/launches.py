@@ -22,10 +22,15 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from infrabook import config
-from infrabook.bench.cuda import Rig
-from infrabook.bench.experiment import Measured, experiment, log
-from infrabook.bench.results.launches import Dispatches, GraphResults, LaunchResults, Submissions
-from infrabook.bench.timing import Timing
+from infrabook.bench.experiments.base import Measured, experiment, log
+from infrabook.bench.measure.cuda import Rig
+from infrabook.bench.records.results.launches import (
+    Dispatches,
+    GraphResults,
+    LaunchResults,
+    Submissions,
+)
+from infrabook.bench.records.timing import Timing
 from infrabook.checks import check_positive_int
 
 #: The fused op's namespace; not ``infrabook``, whose kernels :mod:`infrabook.kernels` registers.
@@ -119,7 +124,7 @@ def launches(
 ) -> Measured:
     """Operator dispatches of ``runs`` FFN runs (the article's, ``conf/scenarios.toml``
     [graph_replay], by default), eager against fused, as counted by
-    :class:`infrabook.bench.launches.DispatchCounter`."""
+    :class:`infrabook.bench.experiments.launches.DispatchCounter`."""
     default = config.scenarios().graph_replay.runs
     runs = check_positive_int("runs", default if runs is None else runs)
     log.info("launches: counting dispatches of %d FFN runs, eager and fused ...", runs)
@@ -154,7 +159,8 @@ def _host_time(
 _FFN = {"rows": 64, "d_model": 1024, "d_ff": 4096}
 
 
-@experiment(GraphResults, full=_FFN | {"reps": 100}, quick=_FFN | {"reps": 20}, limit_s=40)
+# 5.0 s on the H200 (2026-12-04)
+@experiment(GraphResults, full=_FFN | {"reps": 100}, quick=_FFN | {"reps": 20}, limit_s=30)
 def gpu_graphs(rig: Rig, rows: int, d_model: int, d_ff: int, reps: int) -> Measured:
     """Three FFN runs eager, replayed from a CUDA graph, fused, fused and replayed.
 

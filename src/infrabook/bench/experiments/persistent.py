@@ -9,26 +9,31 @@ from functools import partial
 import torch
 
 from infrabook import config
-from infrabook.bench.cuda import Rig, bf16
-from infrabook.bench.experiment import Measured, experiment, log
-from infrabook.bench.results.persistent import PersistentResults, Variant
+from infrabook.bench.experiments.base import Measured, experiment, log
+from infrabook.bench.measure.cuda import Rig, bf16
+from infrabook.bench.records.results.persistent import PersistentResults, Variant
 from infrabook.dataflow import account, fully_fused
 from infrabook.ffn_chain import activation_chain
 
 _CHAIN = config.scenarios().ffn_chain
 
 
+#: Tiles each program of the pipelined variants keeps in flight: Triton's default for a
+#: software-pipelined loop on Hopper.
+PIPELINE_STAGES = 3
+
 _SHAPE = {"shape": (_CHAIN.rows, _CHAIN.cols)}
 
 
-@experiment(PersistentResults, full=_SHAPE, limit_s=30)  # 1.5 s on the H200 (2026-12-04)
+@experiment(PersistentResults, full=_SHAPE, limit_s=20)  # 1.5 s on the H200 (2026-12-04)
 def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
     """One program per tile against a persistent grid (one program per SM, 4 per SM, and as
-    many as the SMs hold at once, the kernel's default).
+    many as the SMs hold at once, the kernel's default), and the pipelined loop at one and
+    four programs per SM, each program keeping :data:`PIPELINE_STAGES` tiles in flight.
 
     Same tile body, bf16, L2 flushed; GB/s from the fused model (72 MiB at the article's shape).
     """
-    from infrabook.kernels import Launch, swiglu_per_tile, swiglu_persistent
+    from infrabook.kernels import Launch, swiglu_per_tile, swiglu_persistent, swiglu_pipelined
 
     g, u = bf16(rig, *shape)
     graph = activation_chain(*shape, "bf16")
@@ -39,6 +44,9 @@ def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
         "persistent_4x_sm": partial(swiglu_persistent, g, u, num_programs=4 * sms),
         # the kernel's default: as many programs as the SMs hold at once
         "persistent_resident": partial(swiglu_persistent, g, u),
+        # one program per SM again, each keeping PIPELINE_STAGES tiles in flight
+        "pipelined_1x_sm": partial(swiglu_pipelined, g, u, sms, stages=PIPELINE_STAGES),
+        "pipelined_4x_sm": partial(swiglu_pipelined, g, u, 4 * sms, stages=PIPELINE_STAGES),
     }
     z_ref = launchers["per_tile"]().z
     variants = {}
@@ -46,7 +54,8 @@ def gpu_persistent(rig: Rig, shape: tuple[int, int]) -> Measured:
         log.info("gpu_persistent: %s ...", name)
         launch = fn()
         equal = bool(torch.equal(launch.z, z_ref))
-        variants[name] = Variant(launch.programs, launch.tiles, rig.flushed(fn), equal)
+        stages = PIPELINE_STAGES if name.startswith("pipelined") else 1
+        variants[name] = Variant(launch.programs, launch.tiles, rig.flushed(fn), equal, stages)
     return Measured(
         PersistentResults(account(graph, fully_fused(graph)).traffic, variants),
         params={"dtype": "bf16", "sm_count": sms},

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import torch
 
-from infrabook.bench.cuda import Rig, bf16
-from infrabook.bench.experiment import Measured, experiment, first_line, log
-from infrabook.bench.results.ceilings import CeilingsResults, CopySize, Gemm
+from infrabook.bench.experiments.base import Measured, experiment, first_line, log
+from infrabook.bench.measure.cuda import Rig, bf16
+from infrabook.bench.records.results.ceilings import CeilingsResults, CopySize, Gemm
 from infrabook.checks import check_positive_int, check_sizes
 from infrabook.units import MiB
 
@@ -38,7 +38,9 @@ def _copy(rig: Rig, nbytes: int) -> CopySize:
     return CopySize(nbytes, timing)
 
 
-@experiment(CeilingsResults, full={"copy_mib": COPY_MIB, "gemm_n": 8192}, limit_s=30)
+# four copies and one GEMM, each a do_bench of about 0.15 s; the limit leaves room for the
+# process to start and compile
+@experiment(CeilingsResults, full={"copy_mib": COPY_MIB, "gemm_n": 8192}, limit_s=25)
 def gpu_ceilings(rig: Rig, copy_mib: Sequence[int], gemm_n: int) -> Measured:
     """The bandwidth ceiling (a device copy, bf16, at each size in ``copy_mib``) and the
     compute ceiling (a square bf16 GEMM of side ``gemm_n``), both timed with the L2 flushed.
