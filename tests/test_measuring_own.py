@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from infrabook import measuring
+from infrabook.bench.measure import caches
 
 
 @pytest.mark.parametrize("nbytes, seconds", [(72 * 2**20, 7.7e-6), (1, 1e-9), (10**12, 2.5)])
@@ -36,7 +37,7 @@ def test_rates_refuse_non_positive_times_and_peaks(bad):
 
 def test_cache_effect_counts_the_unfused_chains_bytes():
     rows, cols = 8, 48
-    e = measuring.cache_effect(rows, cols, reps=2, warmup=0)
+    e = caches.cache_effect(rows, cols, reps=2, warmup=0)
     tensor = rows * cols * 4  # fp32
     # read G, write T; read T, read U, write Z
     assert e.traffic == 5 * tensor
@@ -47,4 +48,4 @@ def test_cache_effect_counts_the_unfused_chains_bytes():
 
 def test_cache_effect_refuses_zero_reps():
     with pytest.raises(ValueError, match="reps"):
-        measuring.cache_effect(8, 8, reps=0)
+        caches.cache_effect(8, 8, reps=0)

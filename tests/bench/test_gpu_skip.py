@@ -15,6 +15,7 @@ from infrabook.bench.measure import cuda, host
 from infrabook.bench.records import report, store
 from infrabook.bench.records.results import described
 from infrabook.labels import text
+from infrabook.plots import measured
 
 #: The name of this machine's CPU record, as the suite writes it.
 CPU = store.machine_name(host.cpu_info())
@@ -148,7 +149,7 @@ def test_gpu_experiments_dry_run(dry):
         shown = report.show(name)
         assert shown.tables and "NVIDIA H200" in shown.provenance
     for name in ("gpu_swiglu", "gpu_flash"):
-        report.figure(name)
+        measured.figure(name)
     assert report.results("gpu_graphs").configs["eager"].kernels == 3
     assert report.entry("gpu_swiglu").results == swiglu.results  # read back as written
     # side by side: every GPU experiment has rows with the book's model, and the figure
@@ -168,7 +169,7 @@ def test_gpu_experiments_dry_run(dry):
         (table,) = report.side_by_side(name).tables
         rows = {r[0]: r[1:] for r in table.rows}
         assert rows[row][0] == model and rows[row][1] == pytest.approx(value), name
-        report.machines_figure(name)
+        measured.machines_figure(name)
 
 
 def test_an_unprofiled_gpu_has_no_share_of_a_datasheet_peak(dry, gpu_named):

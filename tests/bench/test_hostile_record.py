@@ -235,7 +235,7 @@ def test_record_text_in_a_figure_is_drawn_as_text():
     }
     for name, literal in shown.items():
         svg = io.StringIO()
-        measured.figure(name, experiments[name], CPU).savefig(svg, format="svg")
+        measured.drawn(name, experiments[name], CPU).savefig(svg, format="svg")
         assert not re.search(r"<(script|img|b)\b", svg.getvalue())
         assert literal in svg.getvalue()
 

@@ -19,6 +19,7 @@ from infrabook.bench.records import compare, report, store, validate
 from infrabook.bench.records.results import RESULTS
 from infrabook.bench.records.store import RecordError
 from infrabook.labels import text
+from infrabook.plots import measured
 from infrabook.tables import markdown_text
 
 COMMITTED = Path(__file__).parents[2] / "docs" / "_data" / "bench"
@@ -145,7 +146,7 @@ def test_two_machines_side_by_side_with_the_model_first(bench_dir):
     page = shown._repr_markdown_()
     assert markdown_text("cpu-other-4c-abcdef") in page and "AMD EPYC" in page
     svg = io.StringIO()
-    report.machines_figure("fusion").savefig(svg, format="svg")
+    measured.machines_figure("fusion").savefig(svg, format="svg")
     assert "cpu-other-4c-abcdef" in svg.getvalue() and BOOK in svg.getvalue()
 
 

@@ -14,6 +14,7 @@ from infrabook.bench.measure import host
 from infrabook.bench.records import report, store
 from infrabook.bench.records.entry import Entry
 from infrabook.labels import group, text
+from infrabook.plots import measured
 
 #: The name of this machine's CPU record, as the suite writes it.
 CPU = store.machine_name(host.cpu_info())
@@ -109,10 +110,10 @@ def test_a_skipped_gpu_note_in_the_cpu_record_is_not_a_measurement(bench_dir):
 
 def test_figures(fixture_record):
     for name in ("shapes", "attention_memory", "fusion"):
-        assert isinstance(report.figure(name), Figure)
-    assert isinstance(report.figure("gpu_flash"), Figure)  # a "not measured" figure
+        assert isinstance(measured.figure(name), Figure)
+    assert isinstance(measured.figure("gpu_flash"), Figure)  # a "not measured" figure
     with pytest.raises(ValueError, match="no figure for 'launches'"):
-        report.figure("launches")
+        measured.figure("launches")
 
 
 def test_missing_record_is_one_short_note(bench_dir):

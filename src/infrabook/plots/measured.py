@@ -1,29 +1,28 @@
 """Figures of the benchmark records: one function per experiment that has a curve.
 
-Each takes an entry (:class:`infrabook.bench.records.entry.Entry`) and where it was measured;
-pages call them through :func:`infrabook.bench.records.report.figure`, which reads the record.
-Names from the record (paths, kernels, a reason) are drawn as plain text: no ``$`` in them
-starts mathtext, and SVG output escapes ``<`` and ``&`` as XML does.
+Each takes an entry (:class:`infrabook.bench.records.entry.Entry`) and where it was measured
+(:func:`drawn`); pages call :func:`figure` and :func:`machines_figure`, which take that data
+from :mod:`infrabook.bench.records.report` (the records never import a figure). Names from
+the record (paths, kernels, a reason) are drawn as plain text: no ``$`` in them starts
+mathtext, and SVG output escapes ``<`` and ``&`` as XML does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.transforms import offset_copy
 
+from infrabook.bench.records import report
+from infrabook.bench.records.entry import Entry
 from infrabook.bench.records.timing import MODES
 from infrabook.labels import text
 from infrabook.plots.style import book_style, figure_row
 from infrabook.plots.style import figure as new_figure
 from infrabook.units import MiB
-
-if TYPE_CHECKING:  # the entry's module imports torch, which a figure does not need
-    from infrabook.bench.records.entry import Entry
 
 GREY = "#888888"
 
@@ -199,7 +198,7 @@ FIGURES: dict[str, Callable[[Entry, str], Figure]] = {
 }
 
 
-def figure(experiment: str, entry: Entry | None, where: str | None) -> Figure:
+def drawn(experiment: str, entry: Entry | None, where: str | None) -> Figure:
     """The figure of ``experiment`` from ``entry``, or one that says why there is none."""
     if experiment not in FIGURES:
         raise ValueError(f"no figure for {experiment!r}: figures exist for {', '.join(FIGURES)}")
@@ -210,3 +209,17 @@ def figure(experiment: str, entry: Entry | None, where: str | None) -> Figure:
             return _message(text("bench.not_run", reason=entry.reason or entry.status))
         with book_style():
             return FIGURES[experiment](entry, where or "")
+
+
+def figure(experiment: str, device: str | None = None, *, folder: report.Folder = None) -> Figure:
+    """The figure of ``experiment`` in a committed record (``device``'s, or the reference
+    record of its kind: :func:`infrabook.bench.records.report.located`), or one that says it
+    was not measured."""
+    where, entry = report.located(experiment, device, folder=folder)
+    return drawn(experiment, entry, where)
+
+
+def machines_figure(experiment: str, *, folder: report.Folder = None) -> Figure:
+    """One mark per machine against the book's model, for every row of ``experiment`` that
+    has a model (:func:`infrabook.bench.records.report.modelled`)."""
+    return machines(report.modelled(experiment, folder=folder))

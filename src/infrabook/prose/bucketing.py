@@ -299,7 +299,7 @@ def measured_values() -> dict[str, Any]:
     ...     text("prose.records.bucketing_slower"), text("prose.records.bucketing_faster"))
     ('fp32', True)
     """
-    from infrabook.bench.records import report
+    from infrabook.plots.measured import figure
 
     shapes = reference_entry("shapes")
     params, measured = shapes.params, shapes.results
@@ -331,7 +331,7 @@ def measured_values() -> dict[str, Any]:
         "bk_cpu_prep_order": _order(measured_prep),
         "bk_art_prep_order": _order(article_prep),
         **measured_crossing(measured),
-        "bk_cpu_fig": report.figure("shapes"),
+        "bk_cpu_fig": figure("shapes"),
     }
 
 

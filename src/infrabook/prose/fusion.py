@@ -265,7 +265,7 @@ def cpu_values() -> dict[str, Any]:
     >>> v["c2_cpu_model_speedup"], v["c2_cpu_best_path"] in ("numexpr", _path_name("compile"))
     ('1.67', True)
     """
-    from infrabook.bench.records import report
+    from infrabook.plots.measured import figure
 
     entry = reference_entry("fusion")
     results, params = entry.results, entry.params
@@ -287,7 +287,7 @@ def cpu_values() -> dict[str, Any]:
         "c2_cpu_compile_ns": f"{ms['compile'] * 1e6 / elements:.1f}",
         "c2_cpu_copy_ms": f"{ms['copy']:.1f}",
         "c2_cpu_numexpr_ms": f"{ms['numexpr']:.1f}",
-        "fig_fusion_cpu_bench": report.figure("fusion"),
+        "fig_fusion_cpu_bench": figure("fusion"),
     }
 
 

@@ -2,8 +2,8 @@
 (the profiled chain, the cache-flush timing) and from the article's claims, and its tables.
 
 The runs themselves are :func:`infrabook.own_tools.look` and
-:func:`infrabook.measuring.cache_effect`, made once per build by the page; this module
-only formats what they return.
+:func:`infrabook.bench.measure.caches.cache_effect`, made once per build by the page; this
+module only formats what they return.
 """
 
 from __future__ import annotations
@@ -102,10 +102,12 @@ def article_values() -> dict[str, str]:
 
 
 def cache_values(effect: Any) -> dict[str, str]:
-    """The cache-flush run (``effect``, a :class:`infrabook.measuring.CacheEffect`): its
-    sizes, both timings, and whether their p20–p80 ranges tell them apart.
+    """The cache-flush run (``effect``, a
+    :class:`infrabook.bench.measure.caches.CacheEffect`): its sizes, both timings, and
+    whether their p20–p80 ranges tell them apart.
 
-    >>> e = measuring.cache_effect(rows=16, cols=64, reps=3, warmup=1)
+    >>> from infrabook.bench.measure import caches
+    >>> e = caches.cache_effect(rows=16, cols=64, reps=3, warmup=1)
     >>> v = cache_values(e)
     >>> v["mt_ce_shape"], v["mt_ce_ws"]
     ('16 × 64', '0.015625')
@@ -132,7 +134,8 @@ def cache_values(effect: Any) -> dict[str, str]:
 def timing_table(effect: Any) -> Table:
     """The cache-flush run's two timings: median, p20–p80, and the byte model's GB/s.
 
-    >>> e = measuring.cache_effect(rows=16, cols=64, reps=3, warmup=1)
+    >>> from infrabook.bench.measure import caches
+    >>> e = caches.cache_effect(rows=16, cols=64, reps=3, warmup=1)
     >>> [row[0] for row in timing_table(e).rows]
     ['每次之前清空缓存', '不清空']
     """

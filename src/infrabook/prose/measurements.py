@@ -1,6 +1,7 @@
 """The measurements appendix: the values its prose glues and the machines' figures.
 
-The records themselves, their list and their tables come from :mod:`infrabook.bench.records.report`.
+The records themselves, their list and their tables come from
+:mod:`infrabook.bench.records.report`, the figures from :mod:`infrabook.plots.measured`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ def values(*, folder: report.Folder = None) -> dict[str, Any]:
     >>> v["ms_ref"] == report.reference("cpu"), v["ms_sw_pct"], v["ms_fa_L"]
     (True, '90', '8192')
     """
+    from infrabook.plots.measured import machines_figure  # matplotlib: only when drawn
+
     ref = report.reference("cpu", folder=folder)
     found = report.load(ref, folder=folder) if ref else None
     runs = [e for n, e in (found.experiments if found else {}).items() if n in CPU_EXPERIMENTS]
@@ -51,7 +54,7 @@ def values(*, folder: report.Folder = None) -> dict[str, Any]:
             "ms_fa_dtype": fa.dtype,
         }
         | gpu_verdicts(folder=folder)
-        | {name: report.machines_figure(exp, folder=folder) for name, exp in FIGURES.items()}
+        | {name: machines_figure(exp, folder=folder) for name, exp in FIGURES.items()}
     )
 
 

@@ -2,10 +2,11 @@
 
 ``show`` displays an experiment's tables with one provenance line and how many other
 machines agree with them, or a note saying why there are none; ``results`` gives its typed
-results, ``entry`` the whole entry and ``figure`` its measured curve. ``device=None`` reads
-the reference record of the experiment's kind of machine (:func:`reference`: the one
+results, ``entry`` the whole entry and ``located`` which record holds it. ``device=None``
+reads the reference record of the experiment's kind of machine (:func:`reference`: the one
 ``conf/bench_targets.toml`` names, which the chapters' prose quotes); ``folder`` overrides
-where records are read; ``side_by_side`` and ``machines_figure`` show every record at once.
+where records are read; ``side_by_side`` and ``modelled`` give every record at once. This is
+data only: the figures (:mod:`infrabook.plots.measured`) take it from here.
 An unreadable or refused record raises :class:`~infrabook.bench.records.store.RecordError` naming
 the file and the field, so the page's cell fails and the site is not built with it. Every
 string a display shows (record, ``conf/``, labels) goes through
@@ -68,8 +69,8 @@ def reference(
     return _reference(kind, records(folder=folder) if found is None else found)
 
 
-def _resolve(
-    experiment: str, device: str | None, folder: Folder
+def located(
+    experiment: str, device: str | None = None, *, folder: Folder = None
 ) -> tuple[str | None, Entry | None]:
     """The record to read and the experiment's entry there (None when absent). A CPU
     record's note that a GPU experiment was skipped is not a measurement of it."""
@@ -175,7 +176,7 @@ def show(experiment: str, device: str | None = None, *, folder: Folder = None) -
     """The experiment's tables with one provenance line, or a short note why there are none:
     no GPU record at all, or none that holds this experiment (a record made before it was
     added); an unreadable or refused record raises its error (the build must not show it)."""
-    where, entry = _resolve(experiment, device, folder)
+    where, entry = located(experiment, device, folder=folder)
     if entry is None:
         gpu = experiment not in CPU_EXPERIMENTS and device is None
         none = gpu and all(store.kind_of(n) != "gpu" for n in records(folder=folder))
@@ -236,13 +237,13 @@ def side_by_side(
     return Display(title_, tables=[compare.table(experiment, found, header)], notes=notes)
 
 
-def machines_figure(experiment: str, *, folder: Folder = None) -> Any:
-    """One mark per machine against the book's model, for every row that has a model."""
-    from infrabook.plots import measured
-
+def modelled(
+    experiment: str, *, folder: Folder = None
+) -> dict[str, tuple[float, dict[str, float | None]]]:
+    """Every row of ``experiment`` that has a model: the book's model and each record's
+    measured value, by row (what :func:`infrabook.plots.measured.machines` draws)."""
     compared = compare.rows(compare.entries(experiment, records(folder=folder)))
-    modelled = {row: (m, v) for row, (m, v) in compared.items() if m}
-    return measured.machines(modelled)
+    return {row: (m, v) for row, (m, v) in compared.items() if m}
 
 
 def render(entry: Entry, where: str) -> Display:
@@ -256,13 +257,13 @@ def render(entry: Entry, where: str) -> Display:
 
 def entry(experiment: str, device: str | None = None, *, folder: Folder = None) -> Entry | None:
     """The entry of an experiment (None when absent), for what the tables do not show."""
-    return _resolve(experiment, device, folder)[1]
+    return located(experiment, device, folder=folder)[1]
 
 
 def results(experiment: str, device: str | None = None, *, folder: Folder = None) -> Any:
     """The typed results of an experiment, whose methods and properties give what the prose
     quotes; ``LookupError`` saying why when it was not measured there."""
-    where, found = _resolve(experiment, device, folder)
+    where, found = located(experiment, device, folder=folder)
     if found is None or found.status != "ok":
         state = "not measured" if found is None else f"{found.status}: {found.reason}"
         anywhere = "any CPU" if experiment in CPU_EXPERIMENTS else "any GPU"
@@ -295,12 +296,3 @@ def targets(device: str | None = None, *, folder: Folder = None) -> Display:
                 rows.append((name, *row, measured, text(_VERDICT[t.met]), margin))
     keys = "record target threshold measured verdict margin"
     return Display(title=text("bench.targets.title"), tables=[table("", keys, rows)])
-
-
-def figure(experiment: str, device: str | None = None, *, folder: Folder = None) -> Any:
-    """A matplotlib figure of the measurement, or one that says it was not measured
-    (figures exist for the experiments :data:`infrabook.plots.measured.FIGURES` names)."""
-    from infrabook.plots import measured
-
-    where, found = _resolve(experiment, device, folder)
-    return measured.figure(experiment, found, where)
