@@ -291,6 +291,45 @@ def cpu_values() -> dict[str, Any]:
     }
 
 
+def sweep_values(folder: Any = None) -> dict[str, str]:
+    """What the size-sweep section says of the CPU sweep (``fusion_sweep``, from the first CPU
+    record that ran it): from which size the copy's bandwidth holds (time = bytes /
+    bandwidth), how close the fused path comes to the copy and to the byte model at the
+    largest size, and where warm caches help most.
+
+    >>> v = sweep_values()
+    >>> v["c2s_model_speedup"], float(v["c2s_top_pct"]) <= 1000
+    ('1.67', True)
+    """
+    from infrabook.bench.records import report
+    from infrabook.bench.records.results.sweep import HOLDS_WITHIN
+
+    where, entry = report.located("fusion_sweep", folder=folder)
+    if entry is None or entry.status != "ok":
+        raise LookupError("fusion_sweep: no CPU record has measured it")
+    results = entry.results
+    top, small = results.ran[-1], results.ran[0]
+    holds = results.holds_from("copy")
+    gain_at, gain = results.cache_gain("copy")
+    ceiling = results.ceiling_gb_s()
+    return {
+        "c2s_record": str(where),
+        "c2s_small_mib": f"{mib(small.fused_bytes):.3g}",
+        "c2s_top_mib": f"{mib(top.fused_bytes):.0f}",
+        "c2s_within_pct": f"{HOLDS_WITHIN * 100:.0f}",
+        "c2s_holds_mib": f"{mib(holds.fused_bytes):.3g}" if holds else "—",
+        "c2s_copy_shares": text("prose.list_sep").join(
+            f"{mib(p.fused_bytes):.3g} MiB {100 * p.paths['copy'].gb_s('flushed') / ceiling:.0f} %"
+            for p in results.ran
+        ),
+        "c2s_top_pct": f"{top.pct_copy('fused', 'flushed'):.0f}",
+        "c2s_top_speedup": f"{top.speedup('flushed'):.2f}",
+        "c2s_model_speedup": f"{results.model_speedup:.2f}",
+        "c2s_gain": f"{gain:.0f}",
+        "c2s_gain_mib": f"{mib(gain_at.fused_bytes):.3g}",
+    }
+
+
 def device_table() -> Table:
     """Each device's memory bandwidth, FP32 peak and ridge points.
 

@@ -72,20 +72,25 @@ def reference(
 def located(
     experiment: str, device: str | None = None, *, folder: Folder = None
 ) -> tuple[str | None, Entry | None]:
-    """The record to read and the experiment's entry there (None when absent). A CPU
+    """The record to read and the experiment's entry there (None when absent): the named
+    record, else the reference CPU record for a CPU experiment, else the first record of the
+    experiment's kind that measured it (an experiment newer than the reference record is
+    shown from the machine that ran it, whose name the provenance line gives). A CPU
     record's note that a GPU experiment was skipped is not a measurement of it."""
     results_type(experiment)
-    if device is None and experiment in CPU_EXPERIMENTS:
-        device = reference("cpu", folder=folder)
-        if device is None:
-            return None, None
+    kind = "cpu" if experiment in CPU_EXPERIMENTS else "gpu"
+    if device is None and kind == "cpu":
+        ref = reference("cpu", folder=folder)
+        rec = load(ref, folder=folder) if ref else None
+        if rec is not None and experiment in rec.experiments:
+            device = ref
     if device is not None:
         rec = load(device, folder=folder)
         return device, rec.experiments.get(experiment) if rec else None
     found = [
         (name, rec.experiments[experiment])
         for name, rec in records(folder=folder).items()
-        if store.kind_of(name) == "gpu" and experiment in rec.experiments
+        if store.kind_of(name) == kind and experiment in rec.experiments
     ]
     return next((f for f in found if f[1].status == "ok"), found[0] if found else (None, None))
 
