@@ -178,6 +178,7 @@ def evidence(reports: list[Any]) -> tuple[Table, dict[str, str]]:
         "c3l_setmaxnreg_2": str(by[2].evidence["setmaxnreg"]),
         "c3l_smem_2": f"{by[2].shared_bytes / 1024:.0f}",
         "c3l_smem_3": f"{by[3].shared_bytes / 1024:.0f}",
+        "c3l_tile_p": "×".join(str(x) for x in by[3].tile),
         "c3l_tile_ws": "×".join(str(x) for x in by[2].tile),
     }
 
