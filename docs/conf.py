@@ -31,7 +31,7 @@ def _check_conf() -> None:
     """Stop the build at startup with the loader's one-line message when a conf/*.toml file
     or a benchmark record is wrong, rather than with a traceback inside whichever page
     reads it first. Records are contributed, so untrusted: one that
-    :mod:`infrabook.bench.validate` refuses never reaches a page."""
+    :mod:`infrabook.bench.records.validate` refuses never reaches a page."""
     from infrabook.config import ConfError, check_all
 
     try:
@@ -39,8 +39,8 @@ def _check_conf() -> None:
     except ConfError as err:
         _stop(err)
     # imported once conf/ is known good: the experiments read it when they are imported
-    from infrabook.bench.record import RecordError
-    from infrabook.bench.report import records
+    from infrabook.bench.records.report import records
+    from infrabook.bench.records.store import RecordError
 
     try:
         records()

@@ -551,7 +551,7 @@ def test_a_claim_without_recomputation_names_file_and_key(tmp_path):
 def test_the_experiment_names_are_the_suites():
     """bench_targets.toml's experiments are checked against a list kept in config (reading
     conf imports no torch); it is the suite's."""
-    from infrabook.bench.suite import EXPERIMENTS
+    from infrabook.bench.experiments.suite import EXPERIMENTS
 
     assert typing.get_args(config.ExperimentName) == tuple(EXPERIMENTS)
 

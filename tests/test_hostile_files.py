@@ -128,7 +128,7 @@ def test_a_hostile_record_is_refused_at_once(tmp_path, kind):
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from infrabook.bench.record import RecordError, read\n"
+        "from infrabook.bench.records.store import RecordError, read\n"
         "try:\n"
         "    read(Path(sys.argv[1]))\n"
         "except RecordError as err:\n"
@@ -154,7 +154,7 @@ def _unprintable(text: str) -> list[str]:
 @pytest.mark.parametrize("hostile", ESCAPES)
 def test_a_record_key_is_quoted_escaped(tmp_path, hostile):
     """M3: the validator's refusal quoted a hostile key raw (ESC, U+202E)."""
-    from infrabook.bench.record import RecordError, read
+    from infrabook.bench.records.store import RecordError, read
 
     data = json.loads(BOOK_RECORD.read_text(encoding="utf-8"))
     paths = data["experiments"]["fusion"]["results"]["paths"]
@@ -170,7 +170,7 @@ def test_a_record_key_is_quoted_escaped(tmp_path, hostile):
 @pytest.mark.parametrize("hostile", ESCAPES)
 def test_a_record_file_name_is_quoted_escaped(tmp_path, hostile):
     """M3: a file name in the records folder set the window title and cleared the screen."""
-    from infrabook.bench.record import RecordError, read
+    from infrabook.bench.records.store import RecordError, read
 
     path = tmp_path / f"{hostile}x.json"
     shutil.copyfile(BOOK_RECORD, path)

@@ -146,7 +146,7 @@ def test_bucketing_lists_calls_with_english_plurals(monkeypatch: pytest.MonkeyPa
 def test_the_cpu_crossing_the_prose_quotes_is_the_one_the_table_shows(
     tie: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from infrabook.bench import report  # torch
+    from infrabook.bench.records import report  # torch
 
     # the record's crossing, then the same crossing with run times within noise
     entry = report.entry("shapes")

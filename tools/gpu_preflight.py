@@ -15,22 +15,24 @@ from pathlib import Path
 
 import torch
 
-from infrabook.bench import attention, cuda, host, record
-from infrabook.bench.entry import CudaDevice, Entry
-from infrabook.bench.suite import GPU_EXPERIMENTS
+from infrabook.bench.experiments import attention
+from infrabook.bench.experiments.suite import GPU_EXPERIMENTS
+from infrabook.bench.measure import cuda, host
+from infrabook.bench.records import store
+from infrabook.bench.records.entry import CudaDevice, Entry
 
 
 def dry_merge(device: CudaDevice) -> None:
     """Merge an unmeasured entry of each GPU experiment, with this machine's provenance,
     into a record in a temporary folder and read it back; ``ValueError`` (a
-    :class:`~infrabook.bench.record.RecordError`) when the record would be refused."""
+    :class:`~infrabook.bench.records.store.RecordError`) when the record would be refused."""
     prov = host.provenance(device, quick=False)
     with tempfile.TemporaryDirectory() as folder:
-        name = record.machine_name(device)
+        name = store.machine_name(device)
         for experiment in GPU_EXPERIMENTS:
             entry = Entry(experiment, "skipped", "preflight: not run", prov)
-            record.merge(name, entry, Path(folder))
-        record.read(record.record_path(name, Path(folder)))
+            store.merge(name, entry, Path(folder))
+        store.read(store.record_path(name, Path(folder)))
 
 
 def main() -> int:

@@ -23,8 +23,8 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from infrabook.bench import report
-from infrabook.bench.record import RecordError
+from infrabook.bench.records import report
+from infrabook.bench.records.store import RecordError
 from infrabook.labels import text
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -222,8 +222,8 @@ class LiveTargets:
 
 
 #: The benchmark suite's experiments, by name: what a target may be judged on. Listed here
-#: because the suite itself (:data:`infrabook.bench.suite.EXPERIMENTS`) imports torch, which
-#: reading conf never should; the test suite holds the two lists equal.
+#: because the suite itself (:data:`infrabook.bench.experiments.suite.EXPERIMENTS`) imports
+#: torch, which reading conf never should; the test suite holds the two lists equal.
 ExperimentName = Literal[
     "fusion",
     "attention_memory",

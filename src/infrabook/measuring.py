@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import torch
 
-from infrabook.bench import host
-from infrabook.bench.timing import Timing, cache_flush, time_interleaved
+from infrabook.bench.measure import host
+from infrabook.bench.measure.timers import cache_flush, time_interleaved
+from infrabook.bench.records.timing import Timing
 from infrabook.checks import check_positive_int
 from infrabook.dataflow import account, unfused
 from infrabook.ffn_chain import activation_chain

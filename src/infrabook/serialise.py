@@ -1,5 +1,5 @@
 """Plain JSON values from the package's results, for the CLI's ``--json`` and the benchmark
-records (which are read back by :data:`infrabook.bench.record.CONVERTER`)."""
+records (which are read back by :data:`infrabook.bench.records.store.CONVERTER`)."""
 
 from __future__ import annotations
 

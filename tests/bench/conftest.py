@@ -8,9 +8,9 @@ import types
 import pytest
 import torch
 
-from infrabook.bench import cuda, host
-from infrabook.bench.entry import CudaDevice
-from infrabook.bench.timing import Timing
+from infrabook.bench.measure import cuda, host
+from infrabook.bench.records.entry import CudaDevice
+from infrabook.bench.records.timing import Timing
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +53,7 @@ def fake_nvml(driver: str = "580.159.04") -> types.SimpleNamespace:
 @pytest.fixture
 def fake_gpu(monkeypatch):
     """The GPU's hardware faked (torch's device properties and NVML), never its producer:
-    :func:`infrabook.bench.cuda.gpu_info` describes it."""
+    :func:`infrabook.bench.measure.cuda.gpu_info` describes it."""
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: gpu_properties())
     monkeypatch.setitem(sys.modules, "pynvml", fake_nvml())
     return cuda.gpu_info()
@@ -61,7 +61,7 @@ def fake_gpu(monkeypatch):
 
 @pytest.fixture
 def gpu_named(fake_gpu, monkeypatch):
-    """The faked GPU under another name, as :func:`infrabook.bench.cuda.gpu_info` says."""
+    """The faked GPU under another name, as :func:`infrabook.bench.measure.cuda.gpu_info` says."""
 
     def describe(name: str) -> CudaDevice:
         props = gpu_properties(name)
@@ -75,7 +75,7 @@ def gpu_named(fake_gpu, monkeypatch):
 def dry(fake_gpu):
     """A rig that runs the GPU experiments' own code on CPU tensors through Triton's
     interpreter, with the CUDA-only steps (timers, capture, profiler, sync) replaced; its
-    device is what :func:`infrabook.bench.cuda.gpu_info` says of a faked H200."""
+    device is what :func:`infrabook.bench.measure.cuda.gpu_info` says of a faked H200."""
     from infrabook.kernels import INTERPRETED
 
     if not INTERPRETED:

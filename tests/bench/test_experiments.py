@@ -10,10 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from infrabook.bench import attention, fusion, host, launches, report, shapes
-from infrabook.bench.attention import peak_bytes
-from infrabook.bench.launches import FFN, count_runs
-from infrabook.bench.timing import Timing
+from infrabook.bench.experiments import attention, fusion, launches, shapes
+from infrabook.bench.experiments.attention import peak_bytes
+from infrabook.bench.experiments.launches import FFN, count_runs
+from infrabook.bench.measure import host
+from infrabook.bench.records import report
+from infrabook.bench.records.timing import Timing
 from infrabook.labels import text
 from infrabook.reference_attention import blockwise_attention, naive_attention
 

@@ -23,27 +23,19 @@ import triton.testing
 
 import infrabook.kernels  # decides interpreting before a test fakes CUDA
 from infrabook import config
-from infrabook.bench import (
-    attention,
-    cuda,
-    fusion,
-    host,
-    launches,
-    persistent,
-    record,
-    run,
-    shapes,
-    timing,
-)
-from infrabook.bench.entry import GitInfo
-from infrabook.bench.experiment import Measured
-from infrabook.bench.suite import get
-from infrabook.bench.timing import Timing
+from infrabook.bench import run
+from infrabook.bench.experiments import attention, fusion, launches, persistent, shapes
+from infrabook.bench.experiments.base import Measured
+from infrabook.bench.experiments.suite import get
+from infrabook.bench.measure import cuda, host
+from infrabook.bench.records import store, timing
+from infrabook.bench.records.entry import GitInfo
+from infrabook.bench.records.timing import Timing
 from infrabook.labels import text
 from infrabook.serialise import jsonable
 
 #: The name of this machine's CPU record, as the suite writes it.
-HERE = record.machine_name(host.cpu_info())
+HERE = store.machine_name(host.cpu_info())
 
 CUDA, CPU = torch.autograd.DeviceType.CUDA, torch.autograd.DeviceType.CPU
 
@@ -148,7 +140,7 @@ def test_a_nan_result_fails_its_experiment_alone_naming_the_field(bench_dir, mon
     assert run.main(["--only", "fusion", "shapes"]) == 1
     assert "fusion: FAILED" in caplog.text
     assert "Timing.median_s must be a finite number, got nan" in caplog.text  # when measured
-    written = record.read(bench_dir / f"{HERE}.json")  # still readable: nothing was stored as null
+    written = store.read(bench_dir / f"{HERE}.json")  # still readable: nothing was stored as null
     assert list(written.experiments) == ["shapes"]
 
 
@@ -170,9 +162,11 @@ def test_an_unreadable_record_fails_each_experiment_without_stopping_the_run(
 
 _FAKE_SUITE = """
 import os, sys, time
-from infrabook.bench import fusion, host, run, shapes
-from infrabook.bench.experiment import Measured
-from infrabook.bench.timing import Timing
+from infrabook.bench import run
+from infrabook.bench.experiments import fusion, shapes
+from infrabook.bench.measure import host
+from infrabook.bench.experiments.base import Measured
+from infrabook.bench.records.timing import Timing
 
 
 host.psutil.cpu_percent = lambda interval: 0.0
@@ -206,7 +200,7 @@ def test_a_hanging_experiment_is_killed_at_its_limit_and_the_next_one_runs(
     assert "fusion: FAILED (killed at its time limit of 20 s)" in caplog.text
     with pytest.raises(ProcessLookupError):  # the hung process is gone, not orphaned
         os.kill(int(pid_file.read_text()), 0)
-    assert list(record.read(out / f"{HERE}.json").experiments) == ["shapes"]
+    assert list(store.read(out / f"{HERE}.json").experiments) == ["shapes"]
     assert not bench_dir.exists()  # --out decides where records go
 
 
@@ -221,7 +215,7 @@ def test_a_time_limit_needs_isolation(capsys):
 
 
 def test_every_experiment_has_a_time_limit_and_the_gpu_ones_fit_eight_minutes():
-    from infrabook.bench.suite import EXPERIMENTS, GPU_EXPERIMENTS
+    from infrabook.bench.experiments.suite import EXPERIMENTS, GPU_EXPERIMENTS
 
     assert all(e.limit_s > 0 for e in EXPERIMENTS.values())
     # tools/gpu-run.sh: the experiments' limits plus 120 s of GPU tests, within 8 minutes
@@ -457,14 +451,14 @@ def test_the_package_carries_an_archive_stamp():
 def test_returned_gpu_records_merge_their_measurements_only(dry, tmp_path, bench_dir):
     returned = tmp_path / "gpu-records"
     measured = persistent.gpu_persistent(rig=dry, shape=(16, 256))
-    record.merge("gpu-h200-bdae84", measured, returned)
+    store.merge("gpu-h200-bdae84", measured, returned)
     skipped = get("gpu_flash")(quick=True)  # no CUDA here: a skipped entry
     assert skipped.status == "skipped"
-    record.merge(HERE, skipped, returned)
+    store.merge(HERE, skipped, returned)
     (returned / "gpu.log").write_text("the log travels too")
     assert run.main(["--merge", str(returned), "--out", str(bench_dir)]) == 0
     assert sorted(p.name for p in bench_dir.iterdir()) == ["gpu-h200-bdae84.json"]
-    back = record.read(bench_dir / "gpu-h200-bdae84.json").experiments["gpu_persistent"]
+    back = store.read(bench_dir / "gpu-h200-bdae84.json").experiments["gpu_persistent"]
     assert back.results == measured.results
     # a folder of skips only merges nothing, and says so by its exit status
     os.remove(returned / "gpu-h200-bdae84.json")

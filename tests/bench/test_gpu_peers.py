@@ -1,7 +1,7 @@
 """The peers a reader compares the book's kernels against, measured by the suite: every SDPA
 backend beside the Triton FlashAttention, ``torch.compile`` beside the fused SwiGLU, and the
 copy and GEMM ceilings. Dry runs on CPU tensors through the fake rig (Triton's interpreter);
-each entry goes through ``record.merge``, ``record.read`` and the report functions."""
+each entry goes through ``store.merge``, ``store.read`` and the report functions."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import pytest
 import torch
 
 from infrabook import config
-from infrabook.bench import attention, ceilings, compare, fusion, record, report
-from infrabook.bench.results.ceilings import CopySize
+from infrabook.bench.experiments import attention, ceilings, fusion
+from infrabook.bench.records import compare, report, store
+from infrabook.bench.records.results.ceilings import CopySize
 from infrabook.labels import text
 from infrabook.units import MiB
 
@@ -131,13 +132,13 @@ def test_peers_round_trip_through_the_record_and_the_reports(dry):
     }
     for name in made:  # no GPU record yet: the note says so
         assert report.show(name).message == text("bench.no_gpu_record")
-    record.merge(GPU, made["gpu_swiglu"])
+    store.merge(GPU, made["gpu_swiglu"])
     # a GPU record made before the peers were measured: not measured, not "no GPU record"
     for name in ("gpu_sdpa", "gpu_ceilings"):
         shown = report.show(name)
         assert shown.message == text("bench.not_measured") and not shown.tables
     for e in made.values():
-        record.merge(GPU, e)
+        store.merge(GPU, e)
     back = report.records()[GPU].experiments
     for name, e in made.items():
         assert back[name].results == e.results, name
@@ -175,7 +176,7 @@ BOOK = Path(__file__).parents[2] / "docs" / "_data" / "bench"
 
 @pytest.mark.parametrize("path", sorted(BOOK.glob("*.json")), ids=lambda p: p.name)
 def test_records_made_before_the_peers_still_read(path):
-    rec = record.read(path)
+    rec = store.read(path)
     swiglu = rec.experiments.get("gpu_swiglu")
     if swiglu is not None and swiglu.status == "ok":
         assert swiglu.results.compile_reason is None

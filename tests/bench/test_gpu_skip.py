@@ -8,24 +8,16 @@ import pytest
 import torch
 
 from infrabook import config
-from infrabook.bench import (
-    attention,
-    ceilings,
-    cuda,
-    fusion,
-    host,
-    launches,
-    persistent,
-    record,
-    report,
-    run,
-)
-from infrabook.bench.results import described
-from infrabook.bench.suite import GPU_EXPERIMENTS, get
+from infrabook.bench import run
+from infrabook.bench.experiments import attention, ceilings, fusion, launches, persistent
+from infrabook.bench.experiments.suite import GPU_EXPERIMENTS, get
+from infrabook.bench.measure import cuda, host
+from infrabook.bench.records import report, store
+from infrabook.bench.records.results import described
 from infrabook.labels import text
 
 #: The name of this machine's CPU record, as the suite writes it.
-CPU = record.machine_name(host.cpu_info())
+CPU = store.machine_name(host.cpu_info())
 
 
 @pytest.fixture
@@ -41,7 +33,7 @@ def test_gpu_experiment_skipped_without_cuda(no_cuda, name):
 
 def test_suite_records_gpu_skips_in_the_cpu_record(no_cuda, bench_dir):
     assert run.main(["--only", "gpu"]) == 0
-    data = record.read(bench_dir / f"{CPU}.json")
+    data = store.read(bench_dir / f"{CPU}.json")
     assert set(data.experiments) == set(GPU_EXPERIMENTS)
     assert all(e.reason == "no CUDA device" for e in data.experiments.values())
     # the CPU record says why; the book still reports the GPU experiment as not measured
@@ -146,7 +138,7 @@ def test_gpu_experiments_dry_run(dry):
     assert persisted.results.variants["persistent_resident"].programs == 4
     assert all(v.equal_to_per_tile for v in persisted.results.variants.values())
     for e in entries:
-        record.merge("gpu-h200-bdae84", e)
+        store.merge("gpu-h200-bdae84", e)
     assert list(report.records()) == ["gpu-h200-bdae84"]
     for name in GPU_EXPERIMENTS:
         shown = report.show(name)

@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 
 from infrabook import live
-from infrabook.bench import record, report
-from infrabook.bench.entry import CudaDevice
-from infrabook.bench.record import RecordError
+from infrabook.bench.records import report, store
+from infrabook.bench.records.entry import CudaDevice
+from infrabook.bench.records.store import RecordError
 from infrabook.plots import measured
 from infrabook.tables import Table, markdown_table
 
@@ -144,7 +144,7 @@ def test_a_hostile_field_is_refused_with_one_line_naming_file_and_field(bench_di
     spoil(data)
     path = _write(bench_dir, data)
     with pytest.raises(RecordError, match=why) as err:
-        record.read(path)
+        store.read(path)
     message = str(err.value)
     assert "\n" not in message and str(path) in message and len(message) < 400
     with pytest.raises(RecordError, match=why):  # a page's cell fails, so the build does
@@ -167,7 +167,7 @@ def test_a_hostile_field_is_refused_with_one_line_naming_file_and_field(bench_di
 def test_a_hostile_file_is_refused_with_one_line(bench_dir, text, why):
     path = _write(bench_dir, text)
     with pytest.raises(RecordError, match=why) as err:
-        record.read(path)
+        store.read(path)
     assert "\n" not in str(err.value) and str(path) in str(err.value)
 
 
@@ -220,7 +220,7 @@ def test_a_table_cell_is_text_whatever_it_holds(hostile):
 def test_the_committed_record_passes_the_checks(bench_dir):
     bench_dir.mkdir()
     shutil.copy(COMMITTED, bench_dir / f"{CPU}.json")
-    read = record.read(bench_dir / f"{CPU}.json")
+    read = store.read(bench_dir / f"{CPU}.json")
     assert set(read.experiments) == set(_committed()["experiments"])
 
 
@@ -229,7 +229,7 @@ def test_record_text_in_a_figure_is_drawn_as_text():
     the build), and the SVG the page embeds escapes the tags."""
     data = _committed()
     data["experiments"]["gpu_flash"]["reason"] = f"{TAGS} $\\frac{{$"
-    experiments = record.from_json(data).experiments
+    experiments = store.from_json(data).experiments
     shown = {
         "gpu_flash": "&lt;img src=x onerror=alert(1)&gt;&lt;script&gt;alert(2)&lt;/script&gt;",
     }
@@ -281,7 +281,7 @@ def test_a_gpu_device_must_say_what_its_provenance_line_names(bench_dir):
     with pytest.raises(
         RecordError, match=rf"{FUSION}.provenance.device lacks the field 'sm_count'"
     ):
-        record.read(_write(bench_dir, data))
+        store.read(_write(bench_dir, data))
     device["sm_count"] = 132
-    read = record.read(_write(bench_dir, data)).experiments["fusion"].provenance.device
+    read = store.read(_write(bench_dir, data)).experiments["fusion"].provenance.device
     assert read == CudaDevice(**device)

@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from infrabook.bench import compare, host, record, report, run, validate
-from infrabook.bench.record import RecordError
+from infrabook.bench import run
+from infrabook.bench.measure import host
+from infrabook.bench.records import compare, report, store, validate
+from infrabook.bench.records.results import RESULTS
+from infrabook.bench.records.store import RecordError
 from infrabook.labels import text
 from infrabook.tables import markdown_text
 
@@ -48,23 +51,23 @@ def _other_machine(bench_dir: Path, name: str = "cpu-other-4c-abcdef", scale: fl
 
 def test_a_machine_name_comes_from_non_private_facts_and_is_stable():
     info = host.cpu_info()
-    name = record.machine_name(info)
+    name = store.machine_name(info)
     same = dataclasses.replace(info, mhz=1.0, os="Other-1.0")  # clock, OS: the same machine
-    assert name == record.machine_name(same)
+    assert name == store.machine_name(same)
     more = dataclasses.replace(info, mem_bytes=(info.mem_bytes or 0) + 2**30)
-    assert name != record.machine_name(more)
+    assert name != store.machine_name(more)
     assert re.fullmatch(r"cpu(-[a-z0-9]+)+-[0-9a-f]{6}", name)
-    assert validate.RECORD_NAME.fullmatch(name) and record.kind_of(name) == "cpu"
-    assert record.machine_name(info, "Lab box 2") == f"{name}-lab-box-2"
+    assert validate.RECORD_NAME.fullmatch(name) and store.kind_of(name) == "cpu"
+    assert store.machine_name(info, "Lab box 2") == f"{name}-lab-box-2"
     for private in validate.private_names():
         assert private not in name
 
 
 def test_the_committed_record_is_named_after_its_machine():
-    rec = record.read(COMMITTED / f"{BOOK}.json")
+    rec = store.read(COMMITTED / f"{BOOK}.json")
     devices = {e.provenance.device for e in rec.experiments.values()}
     assert len(devices) == 1
-    assert record.machine_name(devices.pop()) == BOOK == rec.device
+    assert store.machine_name(devices.pop()) == BOOK == rec.device
 
 
 @pytest.mark.parametrize(
@@ -94,7 +97,7 @@ def test_a_record_holding_something_private_is_refused_in_one_line(bench_dir, wh
     path = bench_dir / f"{BOOK}.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RecordError, match=why) as err:
-        record.read(path)
+        store.read(path)
     assert "\n" not in str(err.value) and str(path) in str(err.value)
 
 
@@ -103,16 +106,14 @@ def test_this_machines_host_and_user_names_are_never_written(bench_dir, monkeypa
     entry = report.load(BOOK, folder=COMMITTED).experiments["launches"]
     leaky = dataclasses.replace(entry, reason="ran on ada-laptop")
     with pytest.raises(RecordError, match=r"launches.reason holds this machine's host or user"):
-        record.merge("cpu-x-1c-000000", leaky)
+        store.merge("cpu-x-1c-000000", leaky)
     assert not (bench_dir / "cpu-x-1c-000000.json").exists()
-    record.merge("cpu-x-1c-000000", dataclasses.replace(entry, reason="ran on a laptop"))
+    store.merge("cpu-x-1c-000000", dataclasses.replace(entry, reason="ran on a laptop"))
 
 
 def test_the_committed_records_hold_no_path_nor_this_machines_names():
     for path in COMMITTED.glob("*.json"):
-        validate.check(
-            json.loads(path.read_text(encoding="utf-8")), record.RESULTS
-        )  # raises on a leak
+        validate.check(json.loads(path.read_text(encoding="utf-8")), RESULTS)  # raises on a leak
         assert not validate.PATH.search(path.read_text(encoding="utf-8"))
 
 
@@ -262,17 +263,17 @@ def test_a_record_path_that_is_no_file_is_refused_without_reading_it(tmp_path):
     (tmp_path / "folder.json").mkdir()
     for name in ("pipe.json", "folder.json"):
         with pytest.raises(RecordError, match="is not a file: expected a record file"):
-            record.read(tmp_path / name)
+            store.read(tmp_path / name)
 
 
 def test_the_suite_writes_under_the_machine_name_and_a_label_names_another(
     bench_dir, monkeypatch, capsys
 ):
     _book(bench_dir)
-    monkeypatch.setattr(record, "machine_name", lambda info, label=None: "-".join(
+    monkeypatch.setattr(store, "machine_name", lambda info, label=None: "-".join(
         ["cpu-here-2c-000000", *([label] if label else [])]))  # fmt: skip
     assert run.main(["--quick", "--only", "launches", "--compare"]) == 0
-    first = record.read(bench_dir / "cpu-here-2c-000000.json")
+    first = store.read(bench_dir / "cpu-here-2c-000000.json")
     assert list(first.experiments) == ["launches"]
     out = capsys.readouterr().out
     assert text("bench.cmp.yours", name="cpu-here-2c-000000") in out and BOOK in out

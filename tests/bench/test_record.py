@@ -12,15 +12,18 @@ import time
 
 import pytest
 
-from infrabook.bench import fusion, host, launches, record, report, run, shapes
-from infrabook.bench.entry import SCHEMA, Entry, Target
-from infrabook.bench.record import RecordError
-from infrabook.bench.suite import EXPERIMENTS, get
-from infrabook.bench.timing import Timing
+from infrabook.bench import run
+from infrabook.bench.experiments import fusion, launches, shapes
+from infrabook.bench.experiments.suite import EXPERIMENTS, get
+from infrabook.bench.measure import host
+from infrabook.bench.records import report, store
+from infrabook.bench.records.entry import SCHEMA, Entry, Target
+from infrabook.bench.records.store import RecordError
+from infrabook.bench.records.timing import Timing
 from infrabook.labels import text
 
 #: The name of this machine's CPU record, as the suite writes it.
-CPU = record.machine_name(host.cpu_info())
+CPU = store.machine_name(host.cpu_info())
 
 _T = Timing(1.0, 0.5, 1.5)
 #: Small results of the right type for each experiment a test writes.
@@ -62,7 +65,7 @@ def fake_entry(name: str = "launches", marker: float = 1.0) -> Entry:
 
 
 def test_merge_writes_a_record_with_the_schema(bench_dir):
-    path = record.merge(CPU, fake_entry())
+    path = store.merge(CPU, fake_entry())
     assert path == bench_dir / f"{CPU}.json"
     data = json.loads(path.read_text())
     assert data["schema"] == SCHEMA == 5 and data["device"] == CPU
@@ -90,27 +93,27 @@ def test_merge_writes_a_record_with_the_schema(bench_dir):
         "histogram": {"aten.mm.default": 18},
     }
     # judged when read, against conf/bench_targets.toml's 1.6x
-    assert record.read(path).experiments["launches"].targets[0].met is False
+    assert store.read(path).experiments["launches"].targets[0].met is False
 
 
 def test_a_record_reads_back_equal_to_what_was_written(bench_dir):
     entry = fake_entry("shapes", 2.5)
-    path = record.merge(CPU, entry)
-    assert record.read(path).experiments["shapes"] == entry
+    path = store.merge(CPU, entry)
+    assert store.read(path).experiments["shapes"] == entry
 
 
 def test_merge_keeps_other_experiments_and_orders_them(bench_dir):
-    record.merge(CPU, fake_entry("shapes", 2.0))
-    record.merge(CPU, fake_entry("fusion", 3.0))
-    record.merge(CPU, fake_entry("shapes", 4.0))
-    data = record.read(bench_dir / f"{CPU}.json")
+    store.merge(CPU, fake_entry("shapes", 2.0))
+    store.merge(CPU, fake_entry("fusion", 3.0))
+    store.merge(CPU, fake_entry("shapes", 4.0))
+    data = store.read(bench_dir / f"{CPU}.json")
     assert list(data.experiments) == ["fusion", "shapes"]
     assert data.experiments["shapes"].params["marker"] == 4.0
     assert data.experiments["fusion"].params["marker"] == 3.0
 
 
 def test_record_file_is_readable_by_others(bench_dir):
-    path = record.merge(CPU, fake_entry())
+    path = store.merge(CPU, fake_entry())
     assert path.stat().st_mode & 0o044 == 0o044
 
 
@@ -122,7 +125,7 @@ def test_entries_refuse_a_bad_status_and_targets_an_unknown_id():
 
 
 def test_failed_replace_leaves_the_earlier_file_intact(bench_dir, monkeypatch):
-    path = record.merge(CPU, fake_entry("fusion", 1.0))
+    path = store.merge(CPU, fake_entry("fusion", 1.0))
     before = path.read_bytes()
 
     def boom(src, dst):
@@ -130,16 +133,16 @@ def test_failed_replace_leaves_the_earlier_file_intact(bench_dir, monkeypatch):
 
     monkeypatch.setattr(os, "replace", boom)
     with pytest.raises(OSError, match="disk full"):
-        record.merge(CPU, fake_entry("fusion", 2.0))
+        store.merge(CPU, fake_entry("fusion", 2.0))
     assert path.read_bytes() == before
     assert [p.name for p in bench_dir.iterdir()] == [f"{CPU}.json"]  # no temp file left
 
 
 def test_unserialisable_data_fails_before_touching_the_file(bench_dir):
-    path = record.merge(CPU, fake_entry("fusion", 1.0))
+    path = store.merge(CPU, fake_entry("fusion", 1.0))
     before = path.read_bytes()
     with pytest.raises(TypeError, match="cannot store object as JSON"):
-        record.merge(
+        store.merge(
             CPU, Entry("fusion", "ok", None, fake_entry().provenance, params={"bad": object()})
         )
     assert path.read_bytes() == before
@@ -147,10 +150,10 @@ def test_unserialisable_data_fails_before_touching_the_file(bench_dir):
 
 
 def test_non_finite_numbers_are_refused_before_touching_the_file(bench_dir):
-    path = record.merge(CPU, fake_entry("fusion", 1.0))
+    path = store.merge(CPU, fake_entry("fusion", 1.0))
     before = path.read_bytes()
     with pytest.raises(ValueError, match=r"record\.experiments\.launches\.params\.inf is inf"):
-        record.merge(CPU, dataclasses.replace(fake_entry(), params={"inf": float("inf")}))
+        store.merge(CPU, dataclasses.replace(fake_entry(), params={"inf": float("inf")}))
     assert path.read_bytes() == before
     assert [p.name for p in bench_dir.iterdir()] == [f"{CPU}.json"]
 
@@ -215,14 +218,14 @@ def _lost_field(text: str) -> str:
 def test_an_unreadable_record_names_the_file_and_why_and_is_never_overwritten(
     bench_dir, spoil, why
 ):
-    path = record.merge(CPU, fake_entry())
+    path = store.merge(CPU, fake_entry())
     path.write_text(spoil(path.read_text()))
     spoiled = path.read_bytes()
     with pytest.raises(RecordError, match=why) as err:
-        record.read(path)
+        store.read(path)
     assert str(path) in str(err.value)
     with pytest.raises(RecordError, match=why):
-        record.merge(CPU, fake_entry("shapes"))
+        store.merge(CPU, fake_entry("shapes"))
     with pytest.raises(RecordError, match=why):
         report.results("launches")
     with pytest.raises(RecordError, match=why):  # a page's cell fails: the site is not built
@@ -244,14 +247,14 @@ def _wait_for(proc: subprocess.Popen, needle: str, timeout: float = 120) -> None
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, tmp_path, sig):
-    earlier = record.merge(CPU, fake_entry("shapes", 7.0))
+    earlier = store.merge(CPU, fake_entry("shapes", 7.0))
     # In the child, shapes never finishes on its own, so the signal always lands while it
     # runs: a quick shapes run on a loaded machine could otherwise end before the signal.
     hook = tmp_path / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(
         "import time\n"
-        "from infrabook.bench import shapes\n"
+        "from infrabook.bench.experiments import shapes\n"
         "shapes.shapes.run = lambda **kwargs: time.sleep(3600)\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(hook), *sys.path])}
@@ -281,14 +284,14 @@ def test_a_killed_run_keeps_finished_and_earlier_experiments(bench_dir, tmp_path
             assert proc.wait(timeout=60) != 0
         finally:
             proc.kill()  # never leave the child's endless shapes behind
-    data = record.read(earlier)  # a whole record, never half a file
+    data = store.read(earlier)  # a whole record, never half a file
     assert data.experiments["shapes"].params["marker"] == 7.0  # the earlier result
     assert data.experiments["launches"].results.eager.dispatches == 18  # finished
     assert [p.name for p in bench_dir.iterdir()] == [f"{CPU}.json"]  # no temp file left
 
 
 def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch, caplog):
-    record.merge(CPU, fake_entry("launches", 5.0))
+    store.merge(CPU, fake_entry("launches", 5.0))
 
     def broken(**kwargs):
         raise RuntimeError("kaput")
@@ -296,7 +299,7 @@ def test_a_failing_experiment_is_reported_and_not_merged(bench_dir, monkeypatch,
     monkeypatch.setattr(launches.launches, "run", broken)
     assert run.main(["--only", "launches"]) == 1
     assert "launches: FAILED" in caplog.text and "kaput" in caplog.text
-    assert record.read(bench_dir / f"{CPU}.json").experiments["launches"].params["marker"] == 5.0
+    assert store.read(bench_dir / f"{CPU}.json").experiments["launches"].params["marker"] == 5.0
 
 
 def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):
@@ -313,7 +316,7 @@ def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):
             ),
         )
     assert run.main(["--quick", "--only", "cpu", "--out", str(bench_dir)]) == 0
-    rec = record.read(bench_dir / f"{CPU}.json")
+    rec = store.read(bench_dir / f"{CPU}.json")
     assert list(rec.experiments) == ["fusion", "attention_memory", "launches", "shapes"]
     assert all(e.provenance.quick for e in rec.experiments.values())
     assert report.results("launches").fused.dispatches == 15
@@ -323,8 +326,8 @@ def test_quick_suite_writes_a_record_the_pages_read(bench_dir, monkeypatch):
 def test_record_path_wants_a_machine_name():
     for bad in ("NVIDIA H200", "cpu", "nvidia-h200", "cpu-../x"):
         with pytest.raises(ValueError, match=r"a record's name is a machine name .* got"):
-            record.record_path(bad)
-    assert record.record_path("gpu-h200-bdae84").name == "gpu-h200-bdae84.json"
+            store.record_path(bad)
+    assert store.record_path("gpu-h200-bdae84").name == "gpu-h200-bdae84.json"
 
 
 def test_select_rejects_unknown_names():
@@ -337,18 +340,18 @@ def test_select_rejects_unknown_names():
 def test_a_record_read_again_is_not_parsed_again_until_it_changes(bench_dir, monkeypatch):
     """A build asks for every record many times: the same bytes are parsed and checked once
     (security review L3), a rewritten file is read afresh, and a refusal is never cached."""
-    path = record.merge("cpu-test-1c-abcdef", fake_entry(marker=1.0), bench_dir)
+    path = store.merge("cpu-test-1c-abcdef", fake_entry(marker=1.0), bench_dir)
     parsed = []
-    real = record.validate.parse
-    monkeypatch.setattr(record.validate, "parse", lambda raw: parsed.append(1) or real(raw))
-    record._checked.cache_clear()
-    first = record.read(path)
-    assert record.read(path) is first and len(parsed) == 1
-    record.merge("cpu-test-1c-abcdef", fake_entry(marker=2.0), bench_dir)
-    again = record.read(path)
+    real = store.validate.parse
+    monkeypatch.setattr(store.validate, "parse", lambda raw: parsed.append(1) or real(raw))
+    store._checked.cache_clear()
+    first = store.read(path)
+    assert store.read(path) is first and len(parsed) == 1
+    store.merge("cpu-test-1c-abcdef", fake_entry(marker=2.0), bench_dir)
+    again = store.read(path)
     assert len(parsed) == 2 and again != first
     path.write_text("{", encoding="utf-8")
     for _ in range(2):
         with pytest.raises(RecordError, match="not valid JSON"):
-            record.read(path)
+            store.read(path)
     assert len(parsed) == 4

@@ -8,25 +8,27 @@ import pytest
 from matplotlib.figure import Figure
 
 from infrabook import config
-from infrabook.bench import attention, fusion, host, launches, record, report, shapes
-from infrabook.bench.entry import Entry
-from infrabook.bench.suite import EXPERIMENTS
+from infrabook.bench.experiments import attention, fusion, launches, shapes
+from infrabook.bench.experiments.suite import EXPERIMENTS
+from infrabook.bench.measure import host
+from infrabook.bench.records import report, store
+from infrabook.bench.records.entry import Entry
 from infrabook.labels import group, text
 
 #: The name of this machine's CPU record, as the suite writes it.
-CPU = record.machine_name(host.cpu_info())
+CPU = store.machine_name(host.cpu_info())
 
 
 @pytest.fixture
 def fixture_record(bench_dir):
-    record.merge(
+    store.merge(
         CPU, attention.attention_memory(seq_lens=(64, 128), head_dim=16, block_q=32, block_k=16)
     )
-    record.merge(CPU, launches.launches(rows=2, d_model=8, d_ff=16))
-    record.merge(
+    store.merge(CPU, launches.launches(rows=2, d_model=8, d_ff=16))
+    store.merge(
         CPU, shapes.shapes(rows=(4, 8), k=16, n=16, reps=1, warmup=0, scale=64, prep="none")
     )
-    record.merge(
+    store.merge(
         CPU, fusion.fusion(rows=16, cols=256, reps=2, warmup=1, compiled=False, flush=False)
     )
     return bench_dir
@@ -60,7 +62,7 @@ def test_show_renders_pipe_tables_and_one_provenance_line(fixture_record):
 def test_a_provenance_note_is_flagged_in_the_page_language_and_kept_in_the_file(bench_dir):
     e = launches.launches(rows=2, d_model=8, d_ff=16)
     note = "converted from schema 4 without re-measuring"
-    record.merge(
+    store.merge(
         CPU, dataclasses.replace(e, provenance=dataclasses.replace(e.provenance, note=note))
     )
     line = report.show("launches").provenance
@@ -99,7 +101,7 @@ def test_targets_table(fixture_record):
 
 def test_a_skipped_gpu_note_in_the_cpu_record_is_not_a_measurement(bench_dir):
     prov = host.provenance(host.cpu_info(), quick=True)
-    record.merge(CPU, Entry("gpu_flash", "skipped", "no CUDA device", prov))
+    store.merge(CPU, Entry("gpu_flash", "skipped", "no CUDA device", prov))
     assert report.show("gpu_flash").message == text("bench.no_gpu_record")
     shown = report.show("gpu_flash", device=CPU)
     assert shown.message == text("bench.not_run", reason="no CUDA device")
@@ -134,7 +136,7 @@ def test_unknown_experiment_is_an_error(bench_dir):
 
 
 def test_folder_from_environment(bench_dir, monkeypatch, tmp_path):
-    record.merge(CPU, launches.launches(rows=2, d_model=8, d_ff=16))
+    store.merge(CPU, launches.launches(rows=2, d_model=8, d_ff=16))
     monkeypatch.setenv("INFRABOOK_BENCH_DIR", str(tmp_path / "elsewhere"))
     assert report.records() == {}
     assert list(report.records(folder=bench_dir)) == [CPU]

@@ -22,11 +22,15 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from infrabook.bench import cuda, host, launches, record, run, schema, validate
-from infrabook.bench.entry import CpuDevice, CudaDevice, Entry, GitInfo, Provenance
-from infrabook.bench.record import RecordError
-from infrabook.bench.suite import EXPERIMENTS
-from infrabook.bench.timing import Timing
+from infrabook.bench import run
+from infrabook.bench.experiments import launches
+from infrabook.bench.experiments.suite import EXPERIMENTS
+from infrabook.bench.measure import cuda, host
+from infrabook.bench.records import schema, store, validate
+from infrabook.bench.records.entry import CpuDevice, CudaDevice, Entry, GitInfo, Provenance
+from infrabook.bench.records.results import RESULTS
+from infrabook.bench.records.store import RecordError
+from infrabook.bench.records.timing import Timing
 
 ROOT = Path(__file__).parents[2]
 COMMITTED = sorted((ROOT / "docs" / "_data" / "bench").glob("*.json"))
@@ -38,9 +42,9 @@ def round_trip(device: CpuDevice | CudaDevice, folder: Path) -> Entry:
     prov = host.provenance(device, quick=True)
     name = "gpu_persistent" if isinstance(device, CudaDevice) else "launches"
     entry = Entry(name, "skipped", "no CUDA device", prov)
-    path = record.merge(record.machine_name(device), entry, folder)
-    validate.check(json.loads(path.read_text(encoding="utf-8")), record.RESULTS)
-    read = record.read(path)
+    path = store.merge(store.machine_name(device), entry, folder)
+    validate.check(json.loads(path.read_text(encoding="utf-8")), RESULTS)
+    read = store.read(path)
     assert read is not None and read.experiments[name] == entry
     return entry
 
@@ -218,11 +222,11 @@ def test_entries_made_from_the_types_survive_merge_and_read(tmp_path_factory, pr
     results_type = EXPERIMENTS[name].results
     results = data.draw(values(results_type))
     params = {k: data.draw(values(t)) for k, t in results_type.PARAMS.items()}
-    params = json.loads(json.dumps(record.CONVERTER.unstructure(params)))  # as JSON holds them
+    params = json.loads(json.dumps(store.CONVERTER.unstructure(params)))  # as JSON holds them
     entry = Entry(name, "ok", None, prov, params, results)
     folder = tmp_path_factory.mktemp("merged")
-    path = record.merge("cpu-any-1c-000000", entry, folder)
-    read = record.read(path)
+    path = store.merge("cpu-any-1c-000000", entry, folder)
+    read = store.read(path)
     assert read is not None and read.experiments[name] == entry
 
 
@@ -232,14 +236,14 @@ def test_entries_made_from_the_types_survive_merge_and_read(tmp_path_factory, pr
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.stem)
 def test_the_committed_records_validate_against_the_json_schema(path):
     data = json.loads(path.read_text(encoding="utf-8"))
-    jsonschema.validate(data, record.json_schema())
+    jsonschema.validate(data, store.json_schema())
 
 
 def test_the_json_schema_refuses_what_the_types_refuse():
     data = json.loads(COMMITTED[0].read_text(encoding="utf-8"))
     data["experiments"]["fusion"]["provenance"]["device"]["sm_clock_mhz"] = 1980
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(data, record.json_schema())
+        jsonschema.validate(data, store.json_schema())
 
 
 # --------------------------------------------- what consumers rely on, refused when read
@@ -318,7 +322,7 @@ def test_a_record_that_would_crash_a_page_is_refused_naming_file_and_field(
     path = bench_dir / "cpu-amd-epyc-2c-c8153f.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RecordError, match=why) as err:
-        record.read(path)
+        store.read(path)
     assert str(path) in str(err.value) and "\n" not in str(err.value)
     assert run.compare_main([str(path)]) == 2
     assert "Traceback" not in capsys.readouterr().err
@@ -334,7 +338,7 @@ def test_an_entry_the_validator_refuses_is_kept_and_merges_once_it_is_fixed(
     entry = Entry(
         "launches", "skipped", "no CUDA device", host.provenance(host.cpu_info(), quick=True)
     )
-    name = record.machine_name(host.cpu_info())
+    name = store.machine_name(host.cpu_info())
     real = validate.check
 
     def wrong(data, known):
@@ -342,7 +346,7 @@ def test_an_entry_the_validator_refuses_is_kept_and_merges_once_it_is_fixed(
 
     monkeypatch.setattr(validate, "check", wrong)
     with pytest.raises(RecordError, match=r"not written: .* \(the entry is kept in .*rejected"):
-        record.merge(name, entry, out)
+        store.merge(name, entry, out)
     assert not (out / f"{name}.json").exists()
     kept = out / "rejected" / f"{name}.json"
     assert json.loads(kept.read_text())["experiments"]["launches"]["reason"] == "no CUDA device"
@@ -352,9 +356,9 @@ def test_an_entry_the_validator_refuses_is_kept_and_merges_once_it_is_fixed(
     ok = dataclasses.replace(  # --merge takes measured ones
         entry, status="ok", reason=None, params={"runs": 1}, results=results
     )
-    record.keep_rejected(name, ok, out)
+    store.keep_rejected(name, ok, out)
     assert run.main(["--merge", str(out / "rejected"), "--out", str(out)]) == 0
-    assert record.read(out / f"{name}.json").experiments["launches"] == ok
+    assert store.read(out / f"{name}.json").experiments["launches"] == ok
 
 
 def test_a_provenance_the_record_would_refuse_stops_the_run_before_it_measures(monkeypatch):
@@ -396,7 +400,7 @@ def test_the_preflight_refuses_a_gpu_whose_record_would_not_be_written(
 def test_paths_and_addresses_in_free_text_are_refused(leak):
     data = {"schema": 5, "experiments": {"shapes": {"reason": f"failed: {leak}"}}}
     with pytest.raises(ValueError, match=r"reason holds the path or address"):
-        validate.check(data, record.RESULTS)
+        validate.check(data, RESULTS)
 
 
 def test_the_word_root_passes_whoever_checks(monkeypatch):
@@ -406,7 +410,7 @@ def test_the_word_root_passes_whoever_checks(monkeypatch):
         assert "root" not in validate.private_names()
         data = _committed()
         _set(data, "experiments.gpu_flash.reason", "found the root cause")
-        validate.check(data, record.RESULTS)
+        validate.check(data, RESULTS)
     finally:
         validate.private_names.cache_clear()
 
@@ -445,7 +449,7 @@ def test_implausible_values_are_refused(bench_dir, spoil, why):
     path = bench_dir / "cpu-amd-epyc-2c-c8153f.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RecordError, match=why):
-        record.read(path)
+        store.read(path)
 
 
 def test_accents_a_language_needs_pass(bench_dir):
@@ -453,7 +457,7 @@ def test_accents_a_language_needs_pass(bench_dir):
     may say so in its free text."""
     data = _committed()
     _set(data, "experiments.fusion.reason", "Vie\u0323\u0302t")
-    validate.check(data, record.RESULTS)
+    validate.check(data, RESULTS)
 
 
 def test_lists_and_objects_are_capped(bench_dir):
@@ -467,4 +471,4 @@ def test_lists_and_objects_are_capped(bench_dir):
     path = bench_dir / "cpu-amd-epyc-2c-c8153f.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RecordError, match=r"timing.samples_s must hold at most 10,000 entries"):
-        record.read(path)
+        store.read(path)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from infrabook.bench.timing import Timing, time_interleaved
+from infrabook.bench.measure.timers import time_interleaved
+from infrabook.bench.records.timing import Timing
 
 
 def test_timing_statistics():

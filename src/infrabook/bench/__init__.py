@@ -1,10 +1,10 @@
 """The benchmark suite: measurements that check the article's models on real hardware.
 
-``nox -s bench`` (``python -m infrabook.bench``) runs the experiments that
-:mod:`~infrabook.bench.suite` lists (one module per experiment, each with its CPU and GPU
-variants; the GPU ones need CUDA, :mod:`~infrabook.bench.cuda`) and writes one record per
-machine to ``docs/_data/bench/<machine>.json``; :mod:`~infrabook.bench.report` is what the
-pages use to show them. Records are declared once, in types (:mod:`~infrabook.bench.entry`,
-:mod:`~infrabook.bench.results`, their rules in :mod:`~infrabook.bench.schema`), and are read
-(:mod:`~infrabook.bench.record`, :mod:`~infrabook.bench.validate`) without torch.
+``nox -s bench`` (``python -m infrabook.bench``, :mod:`~infrabook.bench.run`) runs the
+experiments that :mod:`~infrabook.bench.experiments.suite` lists and writes one record per
+machine to ``docs/_data/bench/<machine>.json``. Three layers, each importing only those below
+it (pyproject.toml's import-linter contracts): :mod:`~infrabook.bench.experiments` (one module
+per operation), :mod:`~infrabook.bench.measure` (host, CUDA, timers) and
+:mod:`~infrabook.bench.records` (the records' types, validation, store, compare and reports),
+which imports no torch.
 """

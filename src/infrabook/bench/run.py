@@ -4,13 +4,13 @@
 
 Runs the CPU experiments always and the GPU ones when CUDA is available (without it, each
 GPU experiment is recorded in the CPU's record as skipped, with the reason). Records are
-named after their machine (:func:`infrabook.bench.record.machine_name`), so a re-run on the
+named after their machine (:func:`infrabook.bench.records.store.machine_name`), so a re-run on the
 same machine replaces its entries, and ``--machine LABEL`` names a machine apart from one
 that the recorded facts do not tell from it. Each experiment is
 merged into its machine's record in ``--out`` the moment it finishes, by an atomic file
 replace: stopping the run (Ctrl-C, a kill, a crash, a time-out) loses only the experiment
 in progress, and one that fails (a NaN in its results included) is logged and skipped; one
-that the validator refuses is kept in ``<out>/rejected/`` (:func:`infrabook.bench.record.
+that the validator refuses is kept in ``<out>/rejected/`` (:func:`infrabook.bench.records.store.
 keep_rejected`), from where ``--merge`` takes it once the validator is fixed.
 ``--isolate`` runs each experiment in its own process, killed at its time limit, so that a
 hang or a sticky CUDA error costs that experiment alone. ``--merge DIR`` brings the measured
@@ -21,7 +21,7 @@ build's language (``INFRABOOK_LANG``). ``compare RECORD ...`` prints the same fo
 files already written; a file that is not a record ends it with status 2 and one line.
 ``--only gpu`` on a GPU machine leaves the CPU's record as it is. The help and the
 errors on options are in the build's language; the progress log, what is wrong inside a
-record file (:mod:`infrabook.bench.validate`) and the CUDA rig's refusals are English.
+record file (:mod:`infrabook.bench.records.validate`) and the CUDA rig's refusals are English.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from infrabook.argparse_lang import Parser, argparse_words
-from infrabook.bench import compare, record, report
-from infrabook.bench.entry import Record
-from infrabook.bench.results import CPU_EXPERIMENTS, GPU_EXPERIMENTS, RESULTS
+from infrabook.bench.records import compare, report, store
+from infrabook.bench.records.entry import Record
+from infrabook.bench.records.results import CPU_EXPERIMENTS, GPU_EXPERIMENTS, RESULTS
 from infrabook.labels import text
 from infrabook.quoting import quoted
 
@@ -97,7 +97,7 @@ def _isolated(
 ) -> int:
     """Each experiment in its own process under its time limit, then the verdicts of the
     records in ``out``, once; 0 when all finished."""
-    from infrabook.bench.suite import EXPERIMENTS  # the experiments import torch
+    from infrabook.bench.experiments.suite import EXPERIMENTS  # the experiments import torch
 
     failed = []
     for name in names:
@@ -139,12 +139,12 @@ def merge_returned(folder: Path, out: Path) -> int:
         raise ValueError(text("bench.cli.error.merge_none", folder=folder))
     merged = 0
     for path in paths:
-        returned = record.read(path)
+        returned = store.read(path)
         if returned is None:  # gone since the listing
             continue
         for name, entry in returned.experiments.items():
             if entry.status == "ok":
-                target = record.merge(returned.device, entry, out)
+                target = store.merge(returned.device, entry, out)
                 log.info("%s: %s -> %s", name, path, target)
                 merged += 1
             else:
@@ -159,9 +159,9 @@ def comparison(paths: Sequence[Path], book: Path) -> str:
     :class:`RecordError` for a file that is not a record."""
     yours: dict[str, Record] = {}
     for path in paths:
-        found = record.read(path)
+        found = store.read(path)
         if found is None:
-            raise record.RecordError(path, "there is no such file")
+            raise store.RecordError(path, "there is no such file")
         yours[found.device] = found
     # a record of the same name in the book (the same machine, or one its facts do not
     # tell apart) gives way to the reader's: theirs is the one asked about
@@ -190,15 +190,15 @@ def compare_main(argv: Sequence[str]) -> int:
             "records", nargs="+", type=Path, metavar="RECORD", help=text("bench.cli.records")
         )
         parser.add_argument(
-            "--book", type=Path, help=text("bench.cli.book", default=record.BOOK_DIR)
+            "--book", type=Path, help=text("bench.cli.book", default=store.BOOK_DIR)
         )
         args = parser.parse_args(argv)
         for path in args.records:
             if not path.is_file():
                 parser.error(text("bench.cli.error.not_file", path=path))
     try:
-        print(comparison(args.records, args.book or record.bench_dir()))
-    except record.RecordError as err:
+        print(comparison(args.records, args.book or store.bench_dir()))
+    except store.RecordError as err:
         print(text("cli.error", prog=parser.prog, message=err), file=sys.stderr)
         return 2
     return 0
@@ -214,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         option = parser.add_argument
         option("--quick", action="store_true", help=text("bench.cli.quick"))
         option("--only", nargs="+", metavar="NAME", help=text("bench.cli.only"))
-        option("--out", type=Path, help=text("bench.cli.out", default=record.BOOK_DIR))
+        option("--out", type=Path, help=text("bench.cli.out", default=store.BOOK_DIR))
         option("--isolate", action="store_true", help=text("bench.cli.isolate"))
         option("--limit", type=_seconds, metavar="SECONDS", help=text("bench.cli.limit"))
         option("--merge", type=Path, metavar="DIR", help=text("bench.cli.merge"))
@@ -226,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raw, n = quoted(repr(args.machine)), len(args.machine)
                 parser.error(text("bench.cli.error.machine_long", raw=raw, n=n, limit=LABEL_LIMIT))
             try:
-                record.slug(args.machine)
+                store.slug(args.machine)
             except ValueError:
                 parser.error(text("bench.cli.error.machine", raw=repr(args.machine)))
         if args.compare and args.isolate:
@@ -238,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as err:
             parser.error(str(err))
     logging.basicConfig(level=logging.INFO, format="[bench] %(message)s", stream=sys.stderr)
-    out = args.out or record.bench_dir()
+    out = args.out or store.bench_dir()
     if args.merge:
         try:
             return merge_returned(args.merge, out)
@@ -248,8 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # answer without it (importing torch takes seconds)
     import torch
 
-    from infrabook.bench import cuda, host
-    from infrabook.bench.suite import EXPERIMENTS
+    from infrabook.bench.experiments.suite import EXPERIMENTS
+    from infrabook.bench.measure import cuda, host
 
     wanted_gpu = any(n in GPU_EXPERIMENTS for n in names)
     try:
@@ -267,10 +267,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in names:
         log.info("%s: start", name)
         on_gpu = rig is not None and name in GPU_EXPERIMENTS
-        device = record.machine_name(rig.info if rig and on_gpu else host.cpu_info(), args.machine)
+        device = store.machine_name(rig.info if rig and on_gpu else host.cpu_info(), args.machine)
         try:
             entry = EXPERIMENTS[name](quick=args.quick, **({"rig": rig} if on_gpu else {}))
-            path = record.merge(device, entry, out)  # refuses NaN, naming the field
+            path = store.merge(device, entry, out)  # refuses NaN, naming the field
         except Exception:
             failed.append(name)
             log.exception("%s: FAILED, record left as it was", name)
@@ -286,8 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for device in sorted(written):  # the verdicts, as the book's appendix tabulates them
         print(report.targets(device, folder=out).tables[0].text())
     if args.compare and written:
-        paths = [record.record_path(device, out) for device in sorted(written)]
-        print("\n" + comparison(paths, record.bench_dir()))
+        paths = [store.record_path(device, out) for device in sorted(written)]
+        print("\n" + comparison(paths, store.bench_dir()))
     if failed:
         print(text("bench.cli.failed", names=", ".join(failed)), file=sys.stderr)
         return 1

@@ -1,9 +1,9 @@
 """Figures of the benchmark records: one function per experiment that has a curve.
 
-Each takes an entry (:class:`infrabook.bench.entry.Entry`) and where it was measured; pages call
-them through :func:`infrabook.bench.report.figure`, which reads the record. Names from the
-record (paths, kernels, a reason) are drawn as plain text: no ``$`` in them starts
-mathtext, and SVG output escapes ``<`` and ``&`` as XML does.
+Each takes an entry (:class:`infrabook.bench.records.entry.Entry`) and where it was measured;
+pages call them through :func:`infrabook.bench.records.report.figure`, which reads the record.
+Names from the record (paths, kernels, a reason) are drawn as plain text: no ``$`` in them
+starts mathtext, and SVG output escapes ``<`` and ``&`` as XML does.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.transforms import offset_copy
 
-from infrabook.bench.timing import MODES
+from infrabook.bench.records.timing import MODES
 from infrabook.labels import text
 from infrabook.plots.style import book_style, figure_row
 from infrabook.plots.style import figure as new_figure
 from infrabook.units import MiB
 
 if TYPE_CHECKING:  # the entry's module imports torch, which a figure does not need
-    from infrabook.bench.entry import Entry
+    from infrabook.bench.records.entry import Entry
 
 GREY = "#888888"
 

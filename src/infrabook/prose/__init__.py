@@ -52,8 +52,8 @@ def reference_entry(experiment: str, folder: object = None) -> Any:
     >>> [reference_entry(e).provenance.device.kind for e in ("gpu_graphs", "shapes")]
     ['cuda', 'cpu']
     """
-    from infrabook.bench import report
-    from infrabook.bench.results import CPU_EXPERIMENTS
+    from infrabook.bench.records import report
+    from infrabook.bench.records.results import CPU_EXPERIMENTS
 
     kind = "cpu" if experiment in CPU_EXPERIMENTS else "gpu"
     ref = report.reference(kind, folder=folder)  # type: ignore[arg-type]

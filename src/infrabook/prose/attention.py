@@ -355,7 +355,7 @@ def gpu_values(folder: Any = None) -> dict[str, str]:
     >>> v["c3g_backend"], v["c3g_ratio"], v["c3g_verdict"], v["c3g_bound"], v["c3g_fastest_tflops"]
     ('CUDNN_ATTENTION', '0.80', '未达到', '605', '612')
     """
-    from infrabook.bench.results.described import profile_for
+    from infrabook.bench.records.results.described import profile_for
     from infrabook.prose import reference_entry
     from infrabook.roofline import attention_workloads
 

@@ -299,7 +299,7 @@ def measured_values() -> dict[str, Any]:
     ...     text("prose.records.bucketing_slower"), text("prose.records.bucketing_faster"))
     ('fp32', True)
     """
-    from infrabook.bench import report
+    from infrabook.bench.records import report
 
     shapes = reference_entry("shapes")
     params, measured = shapes.params, shapes.results

@@ -206,7 +206,7 @@ def gpu_check(folder: Any = None) -> dict[str, str]:
     """
     import numpy as np
 
-    from infrabook.bench.results.described import profile_for
+    from infrabook.bench.records.results.described import profile_for
 
     entry, shape, t = gpu_chain_times(folder)
     chain, sep, fused = article()
@@ -265,7 +265,7 @@ def cpu_values() -> dict[str, Any]:
     >>> v["c2_cpu_model_speedup"], v["c2_cpu_best_path"] in ("numexpr", _path_name("compile"))
     ('1.67', True)
     """
-    from infrabook.bench import report
+    from infrabook.bench.records import report
 
     entry = reference_entry("fusion")
     results, params = entry.results, entry.params

@@ -186,7 +186,7 @@ def evidence(reports: list[Any]) -> tuple[Table, dict[str, str]]:
 def _at_goal(folder: Any) -> tuple[Any, Any, str]:
     """The reference GPU record's gpu_flash entry, its row at the goal's length and the
     device's name."""
-    from infrabook.bench.results.described import profile_for
+    from infrabook.bench.records.results.described import profile_for
     from infrabook.prose import reference_entry
 
     entry = reference_entry("gpu_flash", folder)

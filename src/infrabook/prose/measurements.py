@@ -1,6 +1,6 @@
 """The measurements appendix: the values its prose glues and the machines' figures.
 
-The records themselves, their list and their tables come from :mod:`infrabook.bench.report`.
+The records themselves, their list and their tables come from :mod:`infrabook.bench.records.report`.
 """
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from infrabook import config
-from infrabook.bench import report
-from infrabook.bench.results import CPU_EXPERIMENTS
+from infrabook.bench.records import report
+from infrabook.bench.records.results import CPU_EXPERIMENTS
 from infrabook.labels import text
 
 #: The experiments the appendix draws one figure of each, by glue name.

@@ -1,6 +1,6 @@
 """Records from many machines side by side: per experiment, the book's model prediction
 first, then one column per record, over the rows the experiment's results compare
-(:meth:`infrabook.bench.entry.Results.compared`); the measurements appendix shows this,
+(:meth:`infrabook.bench.records.entry.Results.compared`); the measurements appendix shows this,
 and so does ``python -m infrabook.bench compare`` in the terminal.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from infrabook.bench.entry import Entry, Record
+from infrabook.bench.records.entry import Entry, Record
 from infrabook.labels import text
 from infrabook.tables import Table
 

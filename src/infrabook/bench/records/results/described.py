@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from infrabook import config
-from infrabook.bench.entry import Device, Params
+from infrabook.bench.records.entry import Device, Params
 from infrabook.labels import text
 from infrabook.tables import Table
 
@@ -51,7 +51,7 @@ def datasheet(device: Device, quantity: str) -> float | None:
     of the GPU that ``device`` names; None for a GPU it has no profile of.
 
     >>> import dataclasses
-    >>> from infrabook.bench.entry import CudaDevice
+    >>> from infrabook.bench.records.entry import CudaDevice
     >>> h200 = CudaDevice("cuda", "NVIDIA H200", "580", 132, "9.0", 2**37, 2**26, "x86")
     >>> datasheet(h200, "dram_tb_s"), datasheet(dataclasses.replace(h200, name="x"), "dram_tb_s")
     (4.8, None)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from infrabook.bench import attention, ceilings, fusion, launches, persistent, shapes
-from infrabook.bench.experiment import Experiment
-from infrabook.bench.results import CPU_EXPERIMENTS, GPU_EXPERIMENTS, RESULTS
+from infrabook.bench.experiments import attention, ceilings, fusion, launches, persistent, shapes
+from infrabook.bench.experiments.base import Experiment
+from infrabook.bench.records.results import CPU_EXPERIMENTS, GPU_EXPERIMENTS, RESULTS
 
 __all__ = ["CPU_EXPERIMENTS", "EXPERIMENTS", "GPU_EXPERIMENTS", "get"]
 

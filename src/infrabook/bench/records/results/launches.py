@@ -6,10 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
-from infrabook.bench.entry import Compared, Device, Params, Results
-from infrabook.bench.results.described import table
-from infrabook.bench.schema import MAX_ITEMS, Checked, Count, MaxItems, Pattern, Positive, Text
-from infrabook.bench.timing import Timing
+from infrabook.bench.records.entry import Compared, Device, Params, Results
+from infrabook.bench.records.results.described import table
+from infrabook.bench.records.schema import (
+    MAX_ITEMS,
+    Checked,
+    Count,
+    MaxItems,
+    Pattern,
+    Positive,
+    Text,
+)
+from infrabook.bench.records.timing import Timing
 from infrabook.labels import text
 from infrabook.launches import article_launch_counts
 from infrabook.tables import Table

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 import torch
 
-from infrabook.bench.cuda import Rig, bf16
-from infrabook.bench.experiment import Measured, experiment, first_line, log
-from infrabook.bench.results.ceilings import CeilingsResults, CopySize, Gemm
+from infrabook.bench.experiments.base import Measured, experiment, first_line, log
+from infrabook.bench.measure.cuda import Rig, bf16
+from infrabook.bench.records.results.ceilings import CeilingsResults, CopySize, Gemm
 from infrabook.checks import check_positive_int, check_sizes
 from infrabook.units import MiB
 

@@ -22,10 +22,15 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from infrabook import config
-from infrabook.bench.cuda import Rig
-from infrabook.bench.experiment import Measured, experiment, log
-from infrabook.bench.results.launches import Dispatches, GraphResults, LaunchResults, Submissions
-from infrabook.bench.timing import Timing
+from infrabook.bench.experiments.base import Measured, experiment, log
+from infrabook.bench.measure.cuda import Rig
+from infrabook.bench.records.results.launches import (
+    Dispatches,
+    GraphResults,
+    LaunchResults,
+    Submissions,
+)
+from infrabook.bench.records.timing import Timing
 from infrabook.checks import check_positive_int
 
 #: The fused op's namespace; not ``infrabook``, whose kernels :mod:`infrabook.kernels` registers.
@@ -119,7 +124,7 @@ def launches(
 ) -> Measured:
     """Operator dispatches of ``runs`` FFN runs (the article's, ``conf/scenarios.toml``
     [graph_replay], by default), eager against fused, as counted by
-    :class:`infrabook.bench.launches.DispatchCounter`."""
+    :class:`infrabook.bench.experiments.launches.DispatchCounter`."""
     default = config.scenarios().graph_replay.runs
     runs = check_positive_int("runs", default if runs is None else runs)
     log.info("launches: counting dispatches of %d FFN runs, eager and fused ...", runs)

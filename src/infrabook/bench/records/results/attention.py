@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
-from infrabook.bench.entry import Compared, Device, Params, Results
-from infrabook.bench.results.described import datasheet, table
-from infrabook.bench.schema import AbsDiff, Bytes, Checked, Count, Pattern, Positive, Text
-from infrabook.bench.timing import Timing
+from infrabook.bench.records.entry import Compared, Device, Params, Results
+from infrabook.bench.records.results.described import datasheet, table
+from infrabook.bench.records.schema import AbsDiff, Bytes, Checked, Count, Pattern, Positive, Text
+from infrabook.bench.records.timing import Timing
 from infrabook.labels import text
 from infrabook.tables import Table
 from infrabook.units import MiB

@@ -1,8 +1,8 @@
 """The experiment decorator: one declaration per experiment, with its sizes and results type
-(:mod:`infrabook.bench.suite` lists them), and what experiments share.
+(:mod:`infrabook.bench.experiments.suite` lists them), and what experiments share.
 
 Calling an :class:`Experiment` runs it and wraps what it measured in an
-:class:`~infrabook.bench.entry.Entry` whose parameters are the call's arguments, defaults
+:class:`~infrabook.bench.records.entry.Entry` whose parameters are the call's arguments, defaults
 included, with what the function adds.
 """
 
@@ -15,9 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from infrabook.bench import cuda, host, validate
-from infrabook.bench.entry import Entry, Results, Target
-from infrabook.bench.results.described import title
+from infrabook.bench.measure import cuda, host
+from infrabook.bench.records import validate
+from infrabook.bench.records.entry import Entry, Results, Target
+from infrabook.bench.records.results.described import title
 from infrabook.serialise import jsonable
 
 log = logging.getLogger("infrabook.bench")
@@ -62,8 +63,9 @@ class Experiment:
     def __call__(self, quick: bool = True, **sizes: Any) -> Entry:
         """Run at the quick sizes (a page's live run) or the full ones, ``sizes`` overriding.
 
-        A GPU experiment takes ``rig`` (device and timers; :func:`infrabook.bench.cuda.rig` by
-        default); without CUDA it returns a skipped entry that says why.
+        A GPU experiment takes ``rig`` (device and timers;
+        :func:`infrabook.bench.measure.cuda.rig` by default); without CUDA it returns a skipped
+        entry that says why.
         """
         kwargs = (self.quick if quick else self.full) | sizes
         started = time.perf_counter()

@@ -5,7 +5,7 @@ A field's rule is metadata of its type (``Annotated[float, Range(1e-9, 1e5)]``):
 :class:`MaxLen` for free text. The same declaration serves three readers: a :class:`Checked`
 dataclass applies its fields' rules when it is constructed (so a producer that measures a
 zero time, or writes a field nobody declared, fails in its own test), the record validator
-(:mod:`infrabook.bench.validate`) walks the types to check a contributed file, and
+(:mod:`infrabook.bench.records.validate`) walks the types to check a contributed file, and
 :func:`json_schema` writes them out for contributors. The aliases below (:data:`Seconds`,
 :data:`Bytes`, ...) name the rules that many fields share.
 """
@@ -117,7 +117,7 @@ MAX_NOTE = 8000
 #: A number with no stated range: counts, sizes, FLOPs; integers a float holds exactly.
 DEFAULT_RANGE = Range(0, 2**53)
 
-#: A record's name: its machine's (:func:`infrabook.bench.record.machine_name`).
+#: A record's name: its machine's (:func:`infrabook.bench.records.store.machine_name`).
 RECORD_NAME = r"(cpu|gpu)(-[a-z0-9]+)+"
 _NAME_CHARS = "letters, digits, spaces and ( ) . , : @ / _ + -"
 
@@ -231,7 +231,7 @@ class Checked:
 
 def json_schema(hint: Any, defs: dict[str, Any] | None = None) -> dict[str, Any]:
     """A JSON Schema (draft 2020-12) of ``hint``, dataclasses under ``$defs`` by name, for
-    contributors' editors and tools; :mod:`infrabook.bench.validate` checks more (no paths,
+    contributors' editors and tools; :mod:`infrabook.bench.records.validate` checks more (no paths,
     no private names, one line of visible characters), which a schema cannot say.
 
     >>> json_schema(Seconds)

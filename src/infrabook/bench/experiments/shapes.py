@@ -13,10 +13,10 @@ from typing import Any
 import torch
 
 from infrabook import bucketing, config
-from infrabook.bench import host
-from infrabook.bench.experiment import Measured, experiment, first_line, log
-from infrabook.bench.results.shapes import Prep, ShapesResults
-from infrabook.bench.timing import time_interleaved
+from infrabook.bench.experiments.base import Measured, experiment, first_line, log
+from infrabook.bench.measure import host
+from infrabook.bench.measure.timers import time_interleaved
+from infrabook.bench.records.results.shapes import Prep, ShapesResults
 from infrabook.checks import check_positive_int, check_sizes
 
 #: fp32 FLOP per cycle and core of the widest vector unit the flags show, widest first.

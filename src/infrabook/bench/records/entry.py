@@ -1,6 +1,6 @@
 """What a benchmark record holds: typed :class:`Entry`\\ s, each with its :class:`Provenance`,
 parameters, the experiment's :class:`Results` and its :class:`Target`\\ s
-(:mod:`infrabook.bench.record` reads and writes the files).
+(:mod:`infrabook.bench.records.store` reads and writes the files).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
 from infrabook import config
-from infrabook.bench.schema import (
+from infrabook.bench.records.schema import (
     MAX_NOTE,
     RECORD_NAME,
     Bytes,
@@ -59,7 +59,7 @@ class Results(Checked):
     experiment: ClassVar[str] = ""
     runs_on: ClassVar[Literal["cpu", "cuda"]] = "cpu"
     #: The parameters its methods read, and their types: an entry whose results these are
-    #: must hold them (:mod:`infrabook.bench.validate`).
+    #: must hold them (:mod:`infrabook.bench.records.validate`).
     PARAMS: ClassVar[dict[str, Any]] = {}
 
     def tables(self, params: Params, device: Device) -> list[Table]:
@@ -82,7 +82,7 @@ class Results(Checked):
 
 @dataclass(frozen=True)
 class CpuDevice(Checked):
-    """The host CPU an experiment ran on (:func:`infrabook.bench.host.cpu_info`); None where
+    """The host CPU an experiment ran on (:func:`infrabook.bench.measure.host.cpu_info`); None where
     the machine does not say."""
 
     kind: Literal["cpu"]
@@ -100,7 +100,7 @@ class CpuDevice(Checked):
 
 @dataclass(frozen=True)
 class CudaDevice(Checked):
-    """The GPU an experiment ran on (:func:`infrabook.bench.cuda.gpu_info`).
+    """The GPU an experiment ran on (:func:`infrabook.bench.measure.cuda.gpu_info`).
 
     Clocks: ``max_sm_clock_mhz`` and ``max_mem_clock_mhz`` are the device's static maxima,
     the only clocks recorded, since the provenance is made before the timed loops run.
@@ -129,7 +129,7 @@ Device = CpuDevice | CudaDevice
 @dataclass(frozen=True)
 class GitInfo(Checked):
     """The project's own commit when the experiment ran, and whether its files had changes
-    (None: unknown); ``source`` says where the commit was read (:func:`infrabook.bench.host.
+    (None: unknown); ``source`` says where the commit was read (:func:`infrabook.bench.measure.host.
     git_info`), ``error`` why there is none. Records made before ``source`` existed lack it."""
 
     commit: Commit | None
@@ -140,7 +140,7 @@ class GitInfo(Checked):
 
 @dataclass(frozen=True)
 class HostLoad(Checked):
-    """How busy the host was (:func:`infrabook.bench.host.host_load`): load averages, usable
+    """How busy the host was (:func:`infrabook.bench.measure.host.host_load`): load averages, usable
     cores, and the fraction of all CPUs that other processes kept busy while this one slept.
     ``others_busy_before`` is held by records of November 2026 only; nothing writes it."""
 
@@ -154,7 +154,7 @@ class HostLoad(Checked):
 @dataclass(frozen=True)
 class Versions(Checked):
     """Python's version and the libraries' the measurements depend on
-    (:func:`infrabook.bench.host.versions`); None for what is not installed. Records of
+    (:func:`infrabook.bench.measure.host.versions`); None for what is not installed. Records of
     November 2026 lack ``cudnn``."""
 
     python: Version

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
-from infrabook.bench.entry import Compared, Device, Params, Results
-from infrabook.bench.results.described import table, timed_method
-from infrabook.bench.schema import (
+from infrabook.bench.records.entry import Compared, Device, Params, Results
+from infrabook.bench.records.results.described import table, timed_method
+from infrabook.bench.records.schema import (
     AbsDiff,
     Checked,
     Count,
@@ -18,7 +18,7 @@ from infrabook.bench.schema import (
     Seconds,
     Text,
 )
-from infrabook.bench.timing import MODES, Timing
+from infrabook.bench.records.timing import MODES, Timing
 from infrabook.labels import text
 from infrabook.tables import Table
 from infrabook.units import MiB

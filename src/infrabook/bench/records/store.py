@@ -1,11 +1,11 @@
 """Benchmark record files: where they live, what they are named, and how they are read and written.
 
-One JSON file per machine holds a :class:`~infrabook.bench.entry.Record`, named after the
-machine (:func:`machine_name`: ``cpu-amd-epyc-2c-c8153f.json``, ``gpu-h200-5d0e2b.json``):
-per experiment one :class:`~infrabook.bench.entry.Entry`. Each number is stored once; tables,
-figures and the method's description are derived when reading, so changing a column never
-needs a rerun (a change of method is a change of schema). Writes replace the file
-atomically; a file that is not a record of schema :data:`~infrabook.bench.entry.SCHEMA`
+One JSON file per machine holds a :class:`~infrabook.bench.records.entry.Record`, named after
+the machine (:func:`machine_name`: ``cpu-amd-epyc-2c-c8153f.json``, ``gpu-h200-5d0e2b.json``):
+per experiment one :class:`~infrabook.bench.records.entry.Entry`. Each number is stored once;
+tables, figures and the method's description are derived when reading, so changing a column
+never needs a rerun (a change of method is a change of schema). Writes replace the file
+atomically; a file that is not a record of schema :data:`~infrabook.bench.records.entry.SCHEMA`
 raises :class:`RecordError` naming the file and why, and nothing overwrites it.
 """
 
@@ -25,9 +25,9 @@ from typing import Any
 
 import cattrs
 
-from infrabook.bench import schema, validate
-from infrabook.bench.entry import SCHEMA, CpuDevice, Device, Entry, Record, utc_now
-from infrabook.bench.results import RESULTS
+from infrabook.bench.records import schema, validate
+from infrabook.bench.records.entry import SCHEMA, CpuDevice, Device, Entry, Record, utc_now
+from infrabook.bench.records.results import RESULTS
 from infrabook.quoting import printable
 from infrabook.safe_files import FileRefused, read_bounded
 from infrabook.serialise import jsonable
@@ -46,13 +46,13 @@ class RecordError(ValueError):
 
 
 #: Records as typed values and back: strict (an unknown key is refused), and only ever given
-#: what :func:`infrabook.bench.validate.check` has passed.
+#: what :func:`infrabook.bench.records.validate.check` has passed.
 CONVERTER = cattrs.Converter(forbid_extra_keys=True)
 
 
 def _said(exc: BaseException, hint: Any) -> str:
     """A problem as a message says it: a type's own rule in its own words (``ValueError``
-    from a :class:`~infrabook.bench.schema.Checked` type), others in cattrs'."""
+    from a :class:`~infrabook.bench.records.schema.Checked` type), others in cattrs'."""
     return str(exc) if type(exc) is ValueError else cattrs.v.format_exception(exc, hint)
 
 
@@ -67,7 +67,7 @@ def _structure(data: Any, hint: Any, where: str) -> Any:
 
 
 def from_json(data: Any) -> Record:
-    """A :class:`Record` from parsed JSON that :func:`infrabook.bench.validate.check` has
+    """A :class:`Record` from parsed JSON that :func:`infrabook.bench.records.validate.check` has
     passed; ``ValueError`` saying which field is wrong.
 
     >>> from_json({"schema": 4})
@@ -96,7 +96,7 @@ def from_json(data: Any) -> Record:
 def json_schema() -> dict[str, Any]:
     """A JSON Schema (draft 2020-12) of a record file, made from the types that declare it,
     each entry's results as one of the experiments' results types: for contributors' editors
-    and tools. :func:`read` checks more (see :mod:`infrabook.bench.validate`)."""
+    and tools. :func:`read` checks more (see :mod:`infrabook.bench.records.validate`)."""
     defs: dict[str, Any] = {}
     top = schema.json_schema(Record, defs)
     measured = [schema.json_schema(t, defs) for t in RESULTS.values()]
@@ -153,7 +153,7 @@ def machine_name(device: Device, label: str | None = None) -> str:
     ...                 ("avx2",), "x86_64", "Linux-6.1-x86_64")
     >>> machine_name(cpu), machine_name(cpu, "Lab box")
     ('cpu-intel-xeon-2c-bc41a0', 'cpu-intel-xeon-2c-bc41a0-lab-box')
-    >>> from infrabook.bench.entry import CudaDevice
+    >>> from infrabook.bench.records.entry import CudaDevice
     >>> machine_name(CudaDevice("cuda", "NVIDIA H200", "580.159.04", 132, "9.0", 150109880320,
     ...                         62914560, "Intel(R) Xeon(R) Processor"))
     'gpu-h200-13ac61'
@@ -193,7 +193,7 @@ def read(path: Path) -> Record | None:
     """The record at ``path``; None when there is no file; :class:`RecordError` of one line
     naming the file and the field when there is one that is not a record of this schema
     (truncated, hand-edited, older) or holds what a record may not
-    (:mod:`infrabook.bench.validate`: records are contributed, so untrusted)."""
+    (:mod:`infrabook.bench.records.validate`: records are contributed, so untrusted)."""
     try:  # no link followed, no pipe or device waited on, at most MAX_BYTES read
         raw = read_bounded(path, validate.MAX_BYTES, "a record file (*.json)")
     except FileNotFoundError:
@@ -251,7 +251,7 @@ def merge(name: str, entry: Entry, folder: Path | None = None) -> Path:
     """Put one finished experiment into the record called ``name`` (its machine's), replacing
     its earlier entry and keeping the others; an unreadable record stops the merge
     (:class:`RecordError`), and so does one that would hold something private (a path, this
-    machine's host or user name: :func:`infrabook.bench.validate.check`), before writing."""
+    machine's host or user name: :func:`infrabook.bench.records.validate.check`), before writing."""
     path = record_path(name, folder)
     old = read(path)
     experiments = (dict(old.experiments) if old else {}) | {entry.name: entry}

@@ -9,9 +9,9 @@ from functools import partial
 import torch
 
 from infrabook import config
-from infrabook.bench.cuda import Rig, bf16
-from infrabook.bench.experiment import Measured, experiment, log
-from infrabook.bench.results.persistent import PersistentResults, Variant
+from infrabook.bench.experiments.base import Measured, experiment, log
+from infrabook.bench.measure.cuda import Rig, bf16
+from infrabook.bench.records.results.persistent import PersistentResults, Variant
 from infrabook.dataflow import account, fully_fused
 from infrabook.ffn_chain import activation_chain
 

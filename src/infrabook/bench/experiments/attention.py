@@ -16,10 +16,10 @@ import torch
 
 from infrabook import config
 from infrabook.attention_sizes import attention_flop, attention_sizes
-from infrabook.bench.cuda import Rig, bf16
-from infrabook.bench.entry import Target
-from infrabook.bench.experiment import Measured, experiment, first_line, log
-from infrabook.bench.results.attention import (
+from infrabook.bench.experiments.base import Measured, experiment, first_line, log
+from infrabook.bench.measure.cuda import Rig, bf16
+from infrabook.bench.records.entry import Target
+from infrabook.bench.records.results.attention import (
     AttentionResults,
     AttentionRow,
     FlashResults,
@@ -28,7 +28,7 @@ from infrabook.bench.results.attention import (
     SdpaKernel,
     SdpaResults,
 )
-from infrabook.bench.results.described import profile_for
+from infrabook.bench.records.results.described import profile_for
 from infrabook.checks import check_positive_int, check_sizes
 from infrabook.reference_attention import blockwise_attention, naive_attention
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
 from infrabook import bucketing
-from infrabook.bench.entry import Compared, Device, Params, Results
-from infrabook.bench.results.described import table, timed_method
-from infrabook.bench.schema import Checked, Count, Millis, Pattern, Positive, Range, Text
-from infrabook.bench.timing import Timing
+from infrabook.bench.records.entry import Compared, Device, Params, Results
+from infrabook.bench.records.results.described import table, timed_method
+from infrabook.bench.records.schema import Checked, Count, Millis, Pattern, Positive, Range, Text
+from infrabook.bench.records.timing import Timing
 from infrabook.crossover import Line, pairwise
 from infrabook.labels import text
 from infrabook.tables import Table

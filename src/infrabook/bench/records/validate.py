@@ -6,16 +6,16 @@ into JSON values, refusing what no record needs: more than :data:`MAX_BYTES`, te
 not UTF-8, ``NaN`` and ``Infinity`` (JSON has no such numbers; Python's reader would take
 them), integers of more than 20 digits, duplicate keys (a reviewer would see one value and
 the book use the other) and nesting deeper than :data:`MAX_DEPTH`. :func:`check` then walks
-the record along its declared types (:class:`~infrabook.bench.entry.Record`, its entries,
+the record along its declared types (:class:`~infrabook.bench.records.entry.Record`, its entries,
 their provenance and each experiment's results type), taking every value's shape, JSON
-type and rule from the field that holds it (:mod:`infrabook.bench.schema`):
+type and rule from the field that holds it (:mod:`infrabook.bench.records.schema`):
 
 - an object has the fields its type declares, no others, and every field without a default;
 - a string that names something (the record's device, dates, the commit, versions, the
   CPU or GPU, the platform) must match the pattern of what it names, so a name cannot
   carry markup: ``<``, ``[``, ``{`` or a backtick are refused there;
 - any other string (a reason, a note, a kernel or operator name) is free text: at most
-  :data:`~infrabook.bench.schema.MAX_TEXT` characters (or its field's own limit), one line,
+  :data:`~infrabook.bench.records.schema.MAX_TEXT` characters (or its field's own limit), one line,
   no control, invisible formatting or line-separator characters; it may hold ``<`` or ``[``
   (a C++ kernel name does), and pages show it literally
   (:func:`infrabook.tables.markdown_text`);
@@ -33,7 +33,7 @@ machine, where these are the names that could leak, and checked there before it 
 
 Each refusal is a ``ValueError`` of one line naming the field (``record.experiments.fusion.
 provenance.device.name``) and what it should hold; the bad value, and any key that is no
-identifier, is quoted escaped and shortened (:func:`~infrabook.bench.schema.shown`).
+identifier, is quoted escaped and shortened (:func:`~infrabook.bench.records.schema.shown`).
 """
 
 from __future__ import annotations
@@ -51,9 +51,9 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, Literal
 
-from infrabook.bench import schema
-from infrabook.bench.entry import SCHEMA, Entry, Record, Results
-from infrabook.bench.schema import shown
+from infrabook.bench.records import schema
+from infrabook.bench.records.entry import SCHEMA, Entry, Record, Results
+from infrabook.bench.records.schema import shown
 
 MAX_BYTES = 2 * 2**20
 MAX_DEPTH = 12
@@ -137,7 +137,7 @@ def parse(raw: bytes) -> Any:
 
 def _where(path: Path_) -> str:
     """A field's name: ``record.experiments.fusion.params``; a key that is no identifier
-    quoted, escaped and shortened (:func:`~infrabook.bench.schema.shown`)."""
+    quoted, escaped and shortened (:func:`~infrabook.bench.records.schema.shown`)."""
     steps = (
         f"[{k}]" if isinstance(k, int) else f".{k}" if _IDENT.fullmatch(k) else f"[{shown(k)}]"
         for k in path

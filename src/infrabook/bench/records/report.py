@@ -6,7 +6,7 @@ results, ``entry`` the whole entry and ``figure`` its measured curve. ``device=N
 the reference record of the experiment's kind of machine (:func:`reference`: the one
 ``conf/bench_targets.toml`` names, which the chapters' prose quotes); ``folder`` overrides
 where records are read; ``side_by_side`` and ``machines_figure`` show every record at once.
-An unreadable or refused record raises :class:`~infrabook.bench.record.RecordError` naming
+An unreadable or refused record raises :class:`~infrabook.bench.records.store.RecordError` naming
 the file and the field, so the page's cell fails and the site is not built with it. Every
 string a display shows (record, ``conf/``, labels) goes through
 :func:`infrabook.tables.markdown_text`.
@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from infrabook import config
-from infrabook.bench import compare, record
-from infrabook.bench.entry import CudaDevice, Device, Entry, GitInfo, Record
-from infrabook.bench.results import CPU_EXPERIMENTS, results_type
-from infrabook.bench.results.described import table, title
+from infrabook.bench.records import compare, store
+from infrabook.bench.records.entry import CudaDevice, Device, Entry, GitInfo, Record
+from infrabook.bench.records.results import CPU_EXPERIMENTS, results_type
+from infrabook.bench.records.results.described import table, title
 from infrabook.labels import text
 from infrabook.tables import Table, markdown_text, number_text
 
@@ -34,15 +34,15 @@ Folder = Path | str | None
 
 def load(name: str, *, folder: Folder = None) -> Record | None:
     """The record called ``name`` (its machine's: ``"cpu-amd-epyc-2c-c8153f"``), or None."""
-    return record.read(record.record_path(name, Path(folder) if folder else None))
+    return store.read(store.record_path(name, Path(folder) if folder else None))
 
 
 def records(*, folder: Folder = None) -> dict[str, Record]:
     """Every record by name: the reference records first (CPU, then GPU), then the others
     by name."""
-    where = Path(folder) if folder else record.bench_dir()
+    where = Path(folder) if folder else store.bench_dir()
     paths = sorted(where.glob("*.json")) if where.is_dir() else []
-    found = {p.stem: record.read(p) for p in paths}
+    found = {p.stem: store.read(p) for p in paths}
     named = {name: rec for name, rec in found.items() if rec is not None}
     refs = [_reference(kind, named) for kind in ("cpu", "gpu")]
     first = [name for name in refs if name is not None]
@@ -54,7 +54,7 @@ def _reference(kind: str, named: dict[str, Record]) -> str | None:
     chosen = ref.record if ref else None
     if chosen in named:
         return chosen
-    return next((name for name in named if record.kind_of(name) == kind), None)
+    return next((name for name in named if store.kind_of(name) == kind), None)
 
 
 def reference(
@@ -84,7 +84,7 @@ def _resolve(
     found = [
         (name, rec.experiments[experiment])
         for name, rec in records(folder=folder).items()
-        if record.kind_of(name) == "gpu" and experiment in rec.experiments
+        if store.kind_of(name) == "gpu" and experiment in rec.experiments
     ]
     return next((f for f in found if f[1].status == "ok"), found[0] if found else (None, None))
 
@@ -178,7 +178,7 @@ def show(experiment: str, device: str | None = None, *, folder: Folder = None) -
     where, entry = _resolve(experiment, device, folder)
     if entry is None:
         gpu = experiment not in CPU_EXPERIMENTS and device is None
-        none = gpu and all(record.kind_of(n) != "gpu" for n in records(folder=folder))
+        none = gpu and all(store.kind_of(n) != "gpu" for n in records(folder=folder))
         return Display("", message=text("bench.no_gpu_record" if none else "bench.not_measured"))
     shown = render(entry, where or "")
     if device is None and entry.status == "ok":

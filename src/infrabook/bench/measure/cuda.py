@@ -23,9 +23,9 @@ from typing import Any
 
 import torch
 
-from infrabook.bench import host
-from infrabook.bench.entry import CudaDevice
-from infrabook.bench.timing import Timing
+from infrabook.bench.measure import host
+from infrabook.bench.records.entry import CudaDevice
+from infrabook.bench.records.timing import Timing
 
 log = logging.getLogger("infrabook.bench")
 
@@ -73,7 +73,7 @@ def _driver_version() -> str | None:
         return f"CUDA driver API {version // 1000}.{version % 1000 // 10}" if version else None
 
 
-#: The clocks recorded: the static maxima (see :class:`~infrabook.bench.entry.CudaDevice`).
+#: The clocks recorded: the static maxima (see :class:`~infrabook.bench.records.entry.CudaDevice`).
 CLOCKS = ("max_sm_clock_mhz", "max_mem_clock_mhz")
 
 

@@ -19,7 +19,7 @@ from typing import Literal
 import psutil
 import torch
 
-from infrabook.bench.entry import (
+from infrabook.bench.records.entry import (
     CpuDevice,
     CudaDevice,
     GitInfo,
@@ -28,7 +28,7 @@ from infrabook.bench.entry import (
     Versions,
     utc_now,
 )
-from infrabook.bench.schema import COMMIT
+from infrabook.bench.records.schema import COMMIT
 
 VECTOR_FLAGS = frozenset({"avx", "avx2", "fma", "avx512f", "neon", "sve"})
 
@@ -139,7 +139,7 @@ def _cudnn_text(version: int) -> str:
 
 
 #: The package's own folder: its commit is the one a record names, wherever it runs from.
-PACKAGE_DIR = Path(__file__).resolve().parents[1]
+PACKAGE_DIR = Path(__file__).resolve().parents[2]
 #: Where a commit is read when the package is no git checkout: ``git archive`` (and a
 #: forge's source download) writes the commit into this file (``export-subst`` in
 #: .gitattributes).

@@ -3,18 +3,19 @@ records layer, which imports no torch, psutil or matplotlib (the experiments tha
 import these types, not the other way round).
 
 :data:`RESULTS` lists every experiment's results type by name, CPU ones first, in the order
-the pages show them; :mod:`infrabook.bench.suite` lists the experiments in the same order.
+the pages show them; :mod:`infrabook.bench.experiments.suite` lists the experiments in the
+same order.
 """
 
 from __future__ import annotations
 
-from infrabook.bench.entry import Results
-from infrabook.bench.results.attention import AttentionResults, FlashResults, SdpaResults
-from infrabook.bench.results.ceilings import CeilingsResults
-from infrabook.bench.results.fusion import FusionResults, SwigluResults
-from infrabook.bench.results.launches import GraphResults, LaunchResults
-from infrabook.bench.results.persistent import PersistentResults
-from infrabook.bench.results.shapes import ShapesResults
+from infrabook.bench.records.entry import Results
+from infrabook.bench.records.results.attention import AttentionResults, FlashResults, SdpaResults
+from infrabook.bench.records.results.ceilings import CeilingsResults
+from infrabook.bench.records.results.fusion import FusionResults, SwigluResults
+from infrabook.bench.records.results.launches import GraphResults, LaunchResults
+from infrabook.bench.records.results.persistent import PersistentResults
+from infrabook.bench.records.results.shapes import ShapesResults
 
 #: Each experiment's results type, by the experiment's name, in suite order.
 RESULTS: dict[str, type[Results]] = {

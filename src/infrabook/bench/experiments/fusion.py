@@ -16,18 +16,18 @@ from typing import Any
 import torch
 
 from infrabook import config
-from infrabook.bench import host
-from infrabook.bench.cuda import Rig, bf16
-from infrabook.bench.entry import Target
-from infrabook.bench.experiment import Measured, experiment, first_line, log
-from infrabook.bench.results.fusion import (
+from infrabook.bench.experiments.base import Measured, experiment, first_line, log
+from infrabook.bench.measure import host
+from infrabook.bench.measure.cuda import Rig, bf16
+from infrabook.bench.measure.timers import cache_flush, time_interleaved
+from infrabook.bench.records.entry import Target
+from infrabook.bench.records.results.fusion import (
     FusionPath,
     FusionResults,
     SwigluPath,
     SwigluResults,
     SwigluShape,
 )
-from infrabook.bench.timing import cache_flush, time_interleaved
 from infrabook.dataflow import account, fully_fused, unfused
 from infrabook.ffn_chain import activation_chain
 from infrabook.units import MiB
