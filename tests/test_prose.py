@@ -283,9 +283,9 @@ def test_ladder_prose_matches_the_record() -> None:
 
 
 def test_ladder_source_is_the_kernels_own() -> None:
-    from infrabook.kernels import attention_ladder
+    from infrabook.kernels import _attention, attention_ladder
 
-    kernel = Path(attention_ladder.__file__).read_text()
+    kernel = "".join(Path(m.__file__).read_text() for m in (_attention, attention_ladder))
     for rung in range(1, 5):
         code = [line.strip() for line in ladder.rung_source(rung).splitlines()]
         assert code, rung

@@ -9,10 +9,11 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from infrabook import config
 from infrabook.kernels import INTERPRETED, flash_attention
 from infrabook.kernels import attention_ladder as ladder
 from infrabook.kernels.attention_ladder import RUNG_TILES, RUNGS, ladder_attention
-from infrabook.kernels.compiled import compile_rung
+from infrabook.kernels.compiled import compile_rung, compile_rungs
 
 from .test_flash_attention import SHAPES, _assert_accuracy_rule, _qkv
 
@@ -91,8 +92,8 @@ EVIDENCE = {
     0: (RUNG_TILES[0][0], False, False),
     1: (RUNG_TILES[1][0], True, False),
     2: ((128, 32, 4, 2), True, True),
-    3: ((128, 32, 4, 2), True, True),
-    4: ((128, 32, 4, 2), True, True),
+    3: ((128, 16, 4, 2), True, True),
+    4: ((128, 16, 4, 2), True, True),
 }
 
 
@@ -107,6 +108,30 @@ def test_every_rung_compiles_for_sm90_with_its_evidence(rung):
     assert compiled.evidence["wgmma"] > 0
     assert 0 < compiled.registers <= 255 and compiled.spill_bytes >= 0
     assert compiled.shared_bytes > 0
+
+
+# A block on sm_90 may take at most 227 KiB of shared memory: the SM's 228 KiB less the 1 KiB
+# the system reserves per block (CUDA C++ Programming Guide, compute capability 9.0).
+_HOPPER_BLOCK_SMEM = (config.device("h200").smem_per_sm_kib.value - 1) * 1024
+
+
+@pytest.mark.slow
+def test_every_rungs_tiles_fit_hopper_without_spills():
+    # Every tile the autotuner may choose, causal and not, compiled for sm_90 in bf16 at
+    # head_dim 128 in one child process: a tile over the limit would fail to launch on an
+    # H100 or H200 and a spill would cost local-memory traffic in the inner loop.
+    specs = [
+        (rung, "bf16", causal, tile)
+        for rung, tiles in RUNG_TILES.items()
+        for tile in tiles
+        for causal in (False, True)
+    ]
+    too_big = [
+        (c.rung, c.tile, c.causal, c.shared_bytes, c.spill_bytes)
+        for c in compile_rungs(specs)
+        if c.shared_bytes > _HOPPER_BLOCK_SMEM or c.spill_bytes
+    ]
+    assert not too_big
 
 
 def test_compile_rung_refuses_what_it_cannot_compile():

@@ -39,8 +39,8 @@ import torch
 import triton
 import triton.language as tl
 
+from infrabook.kernels._attention import query_tile
 from infrabook.kernels._checks import INTERPRETED, check_block
-from infrabook.kernels._tiles import _dot
 from infrabook.kernels.flash_attention import (
     BLOCK_M,
     BLOCK_N,
@@ -71,18 +71,21 @@ RUNGS = (
 
 #: Each rung's autotuning configurations on a GPU, as (BLOCK_M, BLOCK_N, num_warps,
 #: num_stages); the first is the one fp32 keeps (see ``fitting_tiles``). Rung 1 keeps the
-#: book's table. Compiled for sm_90 by Triton 3.9, warp specialization takes effect only with
-#: 4 warps and 128 query rows (64 rows fail to compile; with 8 warps the loop is left as it
-#: was, without ``setmaxnreg``), and its buffers are large: most 4-warp tiles ask for more
-#: shared memory than an H100 or H200 has (227 KiB) and are dropped by the autotuner there.
-#: The 8-warp tile comes first because it always fits, and it lets the autotuner show
-#: whether specialization wins at all.
+#: book's table. Compiled for sm_90 by Triton 3.9 (bf16, head_dim 128), warp specialization
+#: takes effect only with 4 warps and 128 query rows (with 8 warps the loop is left as it
+#: was, without ``setmaxnreg``), and its K/V buffers are large: at 128 x 64 it asks for
+#: 256 KiB of shared memory and spills, more than a Hopper block may have (227 KiB). So rung
+#: 2 specializes at 128 x 32 (192 KiB), and rungs 3 and 4, whose persistent loop needs more
+#: again (256 KiB at 128 x 32), at 128 x 16 (224 KiB); their single-stage 128 x 32 tile
+#: (40 KiB, not specialized) and the 8-warp tile let the autotuner show whether
+#: specialization wins at all. tests/kernels/test_attention_ladder.py compiles every tile
+#: here for sm_90 and holds it within the limit and without spills.
 RUNG_TILES: dict[int, tuple[tuple[int, int, int, int], ...]] = {
     0: GPU_TILES,
     1: GPU_TILES,
-    2: ((128, 64, 8, 2), (128, 32, 4, 2), (128, 64, 4, 2)),
-    3: ((128, 64, 8, 2), (128, 32, 4, 2), (128, 64, 4, 2)),
-    4: ((128, 64, 8, 2), (128, 32, 4, 2), (128, 64, 4, 2)),
+    2: ((128, 64, 8, 2), (128, 32, 4, 2)),
+    3: ((128, 64, 8, 2), (128, 16, 4, 2), (128, 32, 4, 1)),
+    4: ((128, 64, 8, 2), (128, 16, 4, 2), (128, 32, 4, 1)),
 }
 
 #: Whether this Triton has what rungs 1 and 2 need (a feature test, not a version test):
@@ -93,123 +96,7 @@ HAS_WARP_SPECIALIZE = "warp_specialize" in inspect.signature(tl.range).parameter
 # The interpreter runs programs one after another, so a few persistent programs exercise the
 # strided loop (uneven shares included) as well as a GPU's worth would.
 _INTERPRETED_PROGRAMS = 3
-_LN_2 = tl.constexpr(math.log(2))
 _TMA_ALIGN = 16
-
-
-@triton.jit
-def _kv_loop(
-    acc,
-    m,
-    l,  # noqa: E741 (the paper's name)
-    q,
-    k_src,
-    v_src,
-    head,
-    rows,
-    seq_len,
-    qk_scale,
-    lo,
-    hi,
-    MASKED: tl.constexpr,
-    CAUSAL: tl.constexpr,
-    HEAD_DIM: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_D: tl.constexpr,
-    WIDEN: tl.constexpr,
-    TMA: tl.constexpr,
-    WARP_SPECIALIZE: tl.constexpr,
-):
-    # Rung 0's inner loop (flash_attention._attention_inner), with K and V from descriptors
-    # under TMA and the loop warp-specialized under WARP_SPECIALIZE. k_src and v_src are
-    # descriptors under TMA, else this head's K and V pointers.
-    dims = tl.arange(0, BLOCK_D)
-    for start_n in tl.range(lo, hi, BLOCK_N, warp_specialize=WARP_SPECIALIZE):
-        cols = start_n + tl.arange(0, BLOCK_N)
-        offs = cols[:, None] * HEAD_DIM + dims[None, :]
-        kv_mask = dims[None, :] < HEAD_DIM
-        if MASKED:
-            kv_mask = kv_mask & (cols[:, None] < seq_len)
-        if TMA:
-            k = k_src.load([head * seq_len + start_n, 0])
-        else:
-            k = tl.load(k_src + offs, mask=kv_mask, other=0.0)
-        s = _dot(q, tl.trans(k), None, WIDEN) * qk_scale
-        if MASKED:
-            keep = cols[None, :] < seq_len
-            if CAUSAL:
-                keep = keep & (cols[None, :] <= rows[:, None])
-            s = tl.where(keep, s, float("-inf"))
-        m_new = tl.maximum(m, tl.max(s, axis=1))
-        r = tl.exp2(m - m_new)
-        p = tl.exp2(s - m_new[:, None])
-        l = l * r + tl.sum(p, axis=1)  # noqa: E741
-        if TMA:
-            v = v_src.load([head * seq_len + start_n, 0])
-        else:
-            v = tl.load(v_src + offs, mask=kv_mask, other=0.0)
-        acc = _dot(p.to(v.dtype), v, acc * r[:, None], WIDEN)
-        m = m_new
-    return acc, m, l
-
-
-@triton.jit
-def _query_tile(
-    q_src,
-    k_src,
-    v_src,
-    o_src,
-    lse_ptr,
-    head,
-    start_m,
-    seq_len,
-    qk_scale,
-    CAUSAL: tl.constexpr,
-    HEAD_DIM: tl.constexpr,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_D: tl.constexpr,
-    WIDEN: tl.constexpr,
-    TMA: tl.constexpr,
-    WARP_SPECIALIZE: tl.constexpr,
-):
-    # One (head, query tile): rung 0's program body.
-    base = head.to(tl.int64) * seq_len * HEAD_DIM
-    rows = start_m + tl.arange(0, BLOCK_M)
-    dims = tl.arange(0, BLOCK_D)
-    q_offs = base + rows[:, None] * HEAD_DIM + dims[None, :]
-    q_mask = (rows[:, None] < seq_len) & (dims[None, :] < HEAD_DIM)
-    if TMA:
-        q = q_src.load([head * seq_len + start_m, 0])
-        k_head, v_head = k_src, v_src
-    else:
-        q = tl.load(q_src + q_offs, mask=q_mask, other=0.0)
-        k_head, v_head = k_src + base, v_src + base
-
-    m = tl.full([BLOCK_M], float("-inf"), tl.float32)
-    l = tl.zeros([BLOCK_M], tl.float32)  # noqa: E741 (the paper's name)
-    acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
-    if CAUSAL:
-        lo = start_m // BLOCK_N * BLOCK_N
-        hi = tl.minimum(seq_len, start_m + BLOCK_M)
-    else:
-        lo = seq_len // BLOCK_N * BLOCK_N
-        hi = seq_len
-    acc, m, l = _kv_loop(  # noqa: E741
-        acc, m, l, q, k_head, v_head, head, rows, seq_len, qk_scale, 0, lo,
-        False, CAUSAL, HEAD_DIM, BLOCK_N, BLOCK_D, WIDEN, TMA, WARP_SPECIALIZE,
-    )  # fmt: skip
-    acc, m, l = _kv_loop(  # noqa: E741
-        acc, m, l, q, k_head, v_head, head, rows, seq_len, qk_scale, lo, hi,
-        True, CAUSAL, HEAD_DIM, BLOCK_N, BLOCK_D, WIDEN, TMA, WARP_SPECIALIZE,
-    )  # fmt: skip
-
-    out = (acc / l[:, None]).to(q.dtype)
-    if TMA:
-        o_src.store([head, start_m, 0], out.reshape(1, BLOCK_M, BLOCK_D))
-    else:
-        tl.store(o_src + q_offs, out, mask=q_mask)
-    tl.store(lse_ptr + head * seq_len + rows, (m + tl.log2(l)) * _LN_2, mask=rows < seq_len)
 
 
 @triton.jit
@@ -273,13 +160,13 @@ def _ladder_kernel(
             m_index = tile % m_tiles
             if HEAVY_FIRST and CAUSAL:
                 m_index = m_tiles - 1 - m_index
-            _query_tile(
+            query_tile(
                 q_src, k_src, v_src, o_src, lse_ptr, tile // m_tiles, m_index * BLOCK_M,
                 seq_len, qk_scale, CAUSAL, HEAD_DIM, BLOCK_M, BLOCK_N, BLOCK_D, WIDEN, TMA,
                 WARP_SPECIALIZE,
             )  # fmt: skip
     else:
-        _query_tile(
+        query_tile(
             q_src, k_src, v_src, o_src, lse_ptr, tl.program_id(1), tl.program_id(0) * BLOCK_M,
             seq_len, qk_scale, CAUSAL, HEAD_DIM, BLOCK_M, BLOCK_N, BLOCK_D, WIDEN, TMA,
             WARP_SPECIALIZE,

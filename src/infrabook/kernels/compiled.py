@@ -142,6 +142,53 @@ def _child(rung: int, dtype: str, causal: bool, tile: tuple[int, int, int, int])
     }
 
 
+def _check_spec(rung: int, dtype: str, tile: tuple[int, int, int, int] | None) -> None:
+    """Raise ``ValueError`` unless ``rung``, ``dtype`` and ``tile`` can be compiled."""
+    from infrabook.kernels.attention_ladder import RUNG_TILES
+
+    if rung not in RUNG_TILES:
+        raise ValueError(f"compile_rung: rung must be one of {sorted(RUNG_TILES)}, got {rung!r}")
+    if dtype not in {"bf16", "fp16", "fp32"}:
+        raise ValueError(f"compile_rung: dtype must be bf16, fp16 or fp32, got {dtype!r}")
+    if tile is not None and (len(tile) != 4 or not all(isinstance(x, int) for x in tile)):
+        raise ValueError(
+            f"compile_rung: tile must be (BLOCK_M, BLOCK_N, num_warps, num_stages), got {tile!r}"
+        )
+
+
+def compile_rungs(
+    specs: list[tuple[int, str, bool, tuple[int, int, int, int]]],
+) -> list[Compiled]:
+    """Compile each (rung, dtype, causal, tile) of ``specs`` for sm_90 at head_dim 128, all
+    in one child process (importing torch and Triton takes longer than a compile); the
+    reports in the same order. ``RuntimeError`` naming the first spec that did not compile."""
+    for rung, dtype, _, tile in specs:
+        _check_spec(rung, dtype, tile)
+    payload = json.dumps([[r, d, c, list(t)] for r, d, c, t in specs])
+    env = os.environ | {"TRITON_INTERPRET": "0"}
+    done = subprocess.run(
+        [sys.executable, "-m", "infrabook.kernels.compiled", payload],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"compile_rung: the sm_90 compile failed:\n{done.stderr}")
+    reports = json.loads(done.stdout.strip().splitlines()[-1])
+    compiled = []
+    for (rung, dtype, causal, tile), report in zip(specs, reports, strict=True):
+        if "error" in report:
+            raise RuntimeError(
+                f"compile_rung: rung {rung} ({dtype}, causal {causal}, tile {tile}) did not "
+                f"compile for sm_90:\n{report['error']}"
+            )
+        compiled.append(
+            Compiled(rung, dtype, causal, (tile[0], tile[1], tile[2], tile[3]), **report)
+        )
+    return compiled
+
+
 def compile_rung(
     rung: int,
     dtype: str = "bf16",
@@ -153,26 +200,20 @@ def compile_rung(
     by default the rung's largest autotuning tile; takes seconds, needs no GPU."""
     from infrabook.kernels.attention_ladder import RUNG_TILES
 
-    if rung not in RUNG_TILES:
-        raise ValueError(f"compile_rung: rung must be one of {sorted(RUNG_TILES)}, got {rung!r}")
-    if dtype not in {"bf16", "fp16", "fp32"}:
-        raise ValueError(f"compile_rung: dtype must be bf16, fp16 or fp32, got {dtype!r}")
-    tile = tile or max(RUNG_TILES[rung])
-    spec = json.dumps([rung, dtype, causal, list(tile)])
-    env = os.environ | {"TRITON_INTERPRET": "0"}
-    done = subprocess.run(
-        [sys.executable, "-m", "infrabook.kernels.compiled", spec],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"compile_rung: rung {rung} did not compile for sm_90:\n{done.stderr}")
-    report = json.loads(done.stdout.strip().splitlines()[-1])
-    return Compiled(rung, dtype, causal, (tile[0], tile[1], tile[2], tile[3]), **report)
+    _check_spec(rung, dtype, tile)
+    return compile_rungs([(rung, dtype, causal, tile or max(RUNG_TILES[rung]))])[0]
+
+
+def _children(specs: list[list]) -> list[dict]:
+    """Each spec's report, or its error: one spec failing keeps the others' reports."""
+    reports = []
+    for rung, dtype, causal, tile in specs:
+        try:
+            reports.append(_child(rung, dtype, causal, tuple(tile)))
+        except Exception as err:  # reported to the parent, which names the spec
+            reports.append({"error": f"{type(err).__name__}: {err}"})
+    return reports
 
 
 if __name__ == "__main__":
-    rung_, dtype_, causal_, tile_ = json.loads(sys.argv[1])
-    print(json.dumps(_child(rung_, dtype_, causal_, tuple(tile_))))
+    print(json.dumps(_children(json.loads(sys.argv[1]))))

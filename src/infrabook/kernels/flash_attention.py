@@ -19,6 +19,10 @@ Three idioms from Triton's fused-attention tutorial keep the compiled loop short
 * ``P V`` is added to the accumulator by the dot itself (``tl.dot(p, v, acc)``), which the
   tensor cores do in place instead of a separate add.
 
+The device code, one query tile and its key loop, is in :mod:`infrabook.kernels._attention`:
+this kernel is rung 0 of the attention ladder (:mod:`infrabook.kernels.attention_ladder`),
+whose rungs run the same code with their flags on.
+
 Head dims that are not a power of two (80, 96, ...) are padded to the next one in
 registers with masked loads, so the padding is never read from or written to memory.
 
@@ -36,8 +40,8 @@ import torch
 import triton
 import triton.language as tl
 
+from infrabook.kernels._attention import query_tile
 from infrabook.kernels._checks import INTERPRETED, check_block, check_inputs
-from infrabook.kernels._tiles import _dot
 
 #: Query rows per program when the tiles are not autotuned: K and V are read once per tile
 #: of BLOCK_M queries.
@@ -64,56 +68,6 @@ GPU_TILES = (
 MIN_HEAD_DIM, MAX_HEAD_DIM = 16, 128
 # CUDA caps a grid's axes 1 and 2 at 65535 programs; axis 1 here is batch * heads.
 _MAX_GRID_AXIS_1 = 65535
-# Scores are in base 2 inside the kernel; the LSE goes out in natural log units.
-_LN_2 = tl.constexpr(math.log(2))
-
-
-@triton.jit
-def _attention_inner(
-    acc,
-    m,
-    l,  # noqa: E741 (the paper's name)
-    q,
-    k_ptr,
-    v_ptr,
-    rows,
-    seq_len,
-    qk_scale,
-    lo,
-    hi,
-    MASKED: tl.constexpr,
-    CAUSAL: tl.constexpr,
-    HEAD_DIM: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_D: tl.constexpr,
-    WIDEN: tl.constexpr,
-):
-    # One head's key tiles lo, lo + BLOCK_N, ... below hi, folded into (acc, m, l). m is
-    # in base-2 units. MASKED tiles may reach past seq_len or (causal) past a query row.
-    dims = tl.arange(0, BLOCK_D)
-    for start_n in range(lo, hi, BLOCK_N):
-        cols = start_n + tl.arange(0, BLOCK_N)
-        offs = cols[:, None] * HEAD_DIM + dims[None, :]
-        kv_mask = dims[None, :] < HEAD_DIM
-        if MASKED:
-            kv_mask = kv_mask & (cols[:, None] < seq_len)
-        k = tl.load(k_ptr + offs, mask=kv_mask, other=0.0)
-        s = _dot(q, tl.trans(k), None, WIDEN) * qk_scale
-        if MASKED:
-            keep = cols[None, :] < seq_len
-            if CAUSAL:
-                keep = keep & (cols[None, :] <= rows[:, None])
-            s = tl.where(keep, s, float("-inf"))
-        # The first tile holds key 0, which every row sees, so m is finite from the first
-        # step on and 2^(m - m_new) never meets -inf - -inf.
-        m_new = tl.maximum(m, tl.max(s, axis=1))
-        r = tl.exp2(m - m_new)
-        p = tl.exp2(s - m_new[:, None])
-        l = l * r + tl.sum(p, axis=1)  # noqa: E741
-        v = tl.load(v_ptr + offs, mask=kv_mask, other=0.0)
-        acc = _dot(p.to(v.dtype), v, acc * r[:, None], WIDEN)
-        m = m_new
-    return acc, m, l
 
 
 @triton.jit
@@ -132,39 +86,14 @@ def _flash_attention_kernel(
     BLOCK_D: tl.constexpr,
     WIDEN: tl.constexpr,
 ):
+    # One program per query tile. The attention ladder's flags (TMA, WARP_SPECIALIZE) are
+    # off: this is its rung 0.
+    head = tl.program_id(1)
     start_m = tl.program_id(0) * BLOCK_M
-    head = tl.program_id(1).to(tl.int64)
-    base = head * seq_len * HEAD_DIM
-    rows = start_m + tl.arange(0, BLOCK_M)
-    dims = tl.arange(0, BLOCK_D)
-    q_offs = base + rows[:, None] * HEAD_DIM + dims[None, :]
-    q_mask = (rows[:, None] < seq_len) & (dims[None, :] < HEAD_DIM)
-    q = tl.load(q_ptr + q_offs, mask=q_mask, other=0.0)
-
-    m = tl.full([BLOCK_M], float("-inf"), tl.float32)
-    l = tl.zeros([BLOCK_M], tl.float32)  # noqa: E741 (the paper's name)
-    acc = tl.zeros([BLOCK_M, BLOCK_D], tl.float32)
-    if CAUSAL:
-        # Key tiles wholly before this query tile's first row are seen by every row;
-        # tiles after its last row by none, so the loop stops there.
-        lo = start_m // BLOCK_N * BLOCK_N
-        hi = tl.minimum(seq_len, start_m + BLOCK_M)
-    else:
-        # Every whole tile is seen in full; only a partial last tile needs the mask.
-        lo = seq_len // BLOCK_N * BLOCK_N
-        hi = seq_len
-    k_head, v_head = k_ptr + base, v_ptr + base
-    acc, m, l = _attention_inner(  # noqa: E741
-        acc, m, l, q, k_head, v_head, rows, seq_len, qk_scale, 0, lo,
-        False, CAUSAL, HEAD_DIM, BLOCK_N, BLOCK_D, WIDEN,
+    query_tile(
+        q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, head, start_m, seq_len, qk_scale,
+        CAUSAL, HEAD_DIM, BLOCK_M, BLOCK_N, BLOCK_D, WIDEN, False, False,
     )  # fmt: skip
-    acc, m, l = _attention_inner(  # noqa: E741
-        acc, m, l, q, k_head, v_head, rows, seq_len, qk_scale, lo, hi,
-        True, CAUSAL, HEAD_DIM, BLOCK_N, BLOCK_D, WIDEN,
-    )  # fmt: skip
-
-    tl.store(o_ptr + q_offs, (acc / l[:, None]).to(o_ptr.dtype.element_ty), mask=q_mask)
-    tl.store(lse_ptr + head * seq_len + rows, (m + tl.log2(l)) * _LN_2, mask=rows < seq_len)
 
 
 def fitting_tiles(configs: list[triton.Config], nargs: dict, **_: object) -> list[triton.Config]:
