@@ -149,7 +149,7 @@ mathjax3_config = {
 html_search_language = "zh"
 html_search_options = {"dict": str(DOCS / "_ext" / "jieba_dict.txt")}
 # the chapter named for a query ranks before its glossary entry
-html_search_scorer = "_ext/search_scorer.js"
+html_search_scorer = str(DOCS / "_ext" / "search_scorer.js")
 
 # Shared links: a title and a description (the page's first paragraph) on every page.
 # Set INFRABOOK_SITE_URL to the published address so og:url is absolute.

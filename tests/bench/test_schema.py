@@ -436,6 +436,13 @@ def test_the_word_root_passes_whoever_checks(monkeypatch):
             r"target 'cpu_fused_speedup' measured 1e\+06x, more than the 1000x .*"
             r"@ record.experiments\['fusion'\].targets\[0\]",
         ),
+        (  # a median of 1 ns over the article's bytes: 75 PB/s is a broken timer (L5)
+            lambda d: _paths(d)["copy"]["timing"].update(
+                median_s=1e-9, p20_s=1e-9, p80_s=1e-9, samples_s=[1e-9]
+            ),
+            r"FusionPath.timing: \d+ bytes in a median of 1e-09 s is .* GB/s, above the "
+            r"1e\+06 GB/s no memory reaches",
+        ),
         (  # 500 accents on one letter draw over the lines around it (security review L5)
             lambda d: _set(d, "experiments.fusion.reason", "a" + "\u0301" * 500),
             r"fusion.reason stacks more than 4 combining marks on one character",

@@ -16,6 +16,12 @@ from infrabook.bench.records.schema import MAX_ITEMS, Checked, MaxItems, TimedSe
 #: The GPU timers' two states of L2: flushed before every call, or left warm by a loop.
 MODES = ("flushed", "unflushed")
 
+#: The fastest rate, in GB/s, a record may derive from bytes over a median time: 1 PB/s,
+#: more than a hundred times the fastest memory ``conf/hardware.toml`` knows (B200's HBM,
+#: 8 TB/s) and above the aggregate bandwidth of any cache these experiments can stay in. A
+#: median of 1 ns over 72 MiB (75 PB/s) is a broken timer, not a measurement.
+MAX_GB_S = 1e6
+
 
 @dataclass(frozen=True)
 class Timing(Checked):
@@ -62,6 +68,21 @@ class Timing(Checked):
     def gb_s(self, nbytes: float) -> float:
         """``nbytes`` over the median time, in GB/s."""
         return nbytes / self.median_s / 1e9
+
+    def check_rate(self, nbytes: float, where: str) -> None:
+        """Refuses, in one line naming ``where``, a timing that would move ``nbytes`` faster
+        than :data:`MAX_GB_S`.
+
+        >>> Timing(median_s=1e-9, p20_s=1e-9, p80_s=1e-9).check_rate(72 * 2**20, "copy")
+        Traceback (most recent call last):
+        ...
+        ValueError: copy: 75497472 bytes in a median of 1e-09 s is 7.55e+07 GB/s, above the ...
+        """
+        if self.gb_s(nbytes) > MAX_GB_S:
+            raise ValueError(
+                f"{where}: {nbytes:.0f} bytes in a median of {self.median_s:g} s is "
+                f"{self.gb_s(nbytes):.3g} GB/s, above the {MAX_GB_S:g} GB/s no memory reaches"
+            )
 
     @property
     def spread_ms(self) -> str:

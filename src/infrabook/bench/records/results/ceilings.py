@@ -28,6 +28,8 @@ class CopySize(Checked):
         super().__post_init__()
         if (self.timing is None) == (self.reason is None):
             raise ValueError("CopySize needs a timing or a reason, not both or neither")
+        if self.timing is not None:
+            self.timing.check_rate(2 * self.nbytes, "CopySize.timing")
 
     @property
     def tb_s(self) -> float | None:

@@ -50,6 +50,11 @@ class FusionPath(Checked):
     reason: Text | None = None
     compile_s: Seconds | None = None
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.timing is not None:
+            self.timing.check_rate(self.model_bytes, "FusionPath.timing")
+
     @property
     def gb_s(self) -> float:
         """Model bytes over the median time."""
@@ -155,6 +160,11 @@ class SwigluPath(Checked):
     flushed: Timing
     unflushed: Timing
     compile_s: Seconds | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for mode in MODES:
+            getattr(self, mode).check_rate(self.model_bytes, f"SwigluPath.{mode}")
 
     def gb_s(self, mode: str) -> float:
         """Model bytes over the median time, L2 ``flushed`` or ``unflushed``."""

@@ -38,6 +38,11 @@ class PersistentResults(Results):
     model_bytes: ModelBytes
     variants: dict[str, Variant]
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name, v in self.variants.items():
+            v.timing.check_rate(self.model_bytes, f"PersistentResults.variants.{name}.timing")
+
     def compared(self, params: Params, device: Device) -> Compared:
         """Each variant's bandwidth as a share of the GPU's datasheet DRAM bandwidth (model:
         100 %, a memory-bound kernel at DRAM speed; only for a GPU ``conf/`` has a profile

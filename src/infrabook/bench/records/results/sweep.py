@@ -33,6 +33,11 @@ class SweepPath(Checked):
     flushed: Timing
     unflushed: Timing
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for mode in MODES:
+            getattr(self, mode).check_rate(self.model_bytes, f"SweepPath.{mode}")
+
     def gb_s(self, mode: str) -> float:
         """Model bytes over the median time, caches ``flushed`` or ``unflushed``, in GB/s."""
         timing: Timing = getattr(self, mode)
