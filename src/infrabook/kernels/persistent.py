@@ -61,6 +61,19 @@ def _check(op: str, g: torch.Tensor, u: torch.Tensor, block_size: int) -> int:
     return triton.cdiv(g.numel(), block_size)
 
 
+def _tiles_and_programs(
+    op: str, g: torch.Tensor, u: torch.Tensor, block_size: int, num_programs: int | None
+) -> tuple[int, int]:
+    """The inputs checked; their tile count and the programs a persistent launch starts
+    (``num_programs``, by default as many as the device holds at once, never more than
+    there are tiles)."""
+    tiles = _check(op, g, u, block_size)
+    if num_programs is None:
+        num_programs = CPU_PROGRAMS if INTERPRETED else resident_on(g.device)
+    check_positive_int(f"{op}: num_programs", num_programs)
+    return tiles, min(num_programs, tiles)
+
+
 def resident_on(device: torch.device) -> int:
     """Programs of :data:`NUM_WARPS` warps a CUDA GPU holds at once: its SMs x the programs
     one SM's thread limit admits. The kernel uses no shared memory; should its registers
@@ -102,11 +115,7 @@ def swiglu_persistent(
     >>> run.programs, run.tiles, torch.equal(run.z, swiglu_per_tile(g, u, block_size=16).z)
     (4, 16, True)
     """
-    tiles = _check("swiglu_persistent", g, u, block_size)
-    if num_programs is None:
-        num_programs = CPU_PROGRAMS if INTERPRETED else resident_on(g.device)
-    check_positive_int("swiglu_persistent: num_programs", num_programs)
-    programs = min(num_programs, tiles)
+    tiles, programs = _tiles_and_programs("swiglu_persistent", g, u, block_size, num_programs)
     z = torch.empty_like(g)
     _swiglu_persistent_kernel[(programs,)](
         g, u, z, g.numel(), tiles, BLOCK=block_size, num_warps=NUM_WARPS
@@ -133,12 +142,8 @@ def swiglu_pipelined(
     >>> run.programs, run.tiles, torch.equal(run.z, swiglu_per_tile(g, u, block_size=16).z)
     (4, 16, True)
     """
-    tiles = _check("swiglu_pipelined", g, u, block_size)
-    if num_programs is None:
-        num_programs = CPU_PROGRAMS if INTERPRETED else resident_on(g.device)
-    check_positive_int("swiglu_pipelined: num_programs", num_programs)
+    tiles, programs = _tiles_and_programs("swiglu_pipelined", g, u, block_size, num_programs)
     check_positive_int("swiglu_pipelined: stages", stages)
-    programs = min(num_programs, tiles)
     z = torch.empty_like(g)
     _swiglu_pipelined_kernel[(programs,)](
         g, u, z, g.numel(), tiles, BLOCK=block_size, STAGES=stages, num_warps=NUM_WARPS
