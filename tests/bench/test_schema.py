@@ -479,3 +479,30 @@ def test_lists_and_objects_are_capped(bench_dir):
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(RecordError, match=r"timing.samples_s must hold at most 10,000 entries"):
         store.read(path)
+
+
+def test_a_cpu_timing_without_its_samples_is_refused_in_one_line(bench_dir):
+    """L5: an empty samples_s passed. CPU timers always keep the repetitions' times."""
+    data = _committed()
+    timing = data["experiments"]["fusion"]["results"]["paths"]["eager"]["timing"]
+    timing["samples_s"] = []
+    bench_dir.mkdir(parents=True, exist_ok=True)
+    path = bench_dir / "cpu-amd-epyc-2c-c8153f.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(RecordError) as err:
+        store.read(path)
+    message = str(err.value)
+    assert "\n" not in message
+    assert "FusionResults.paths.eager.timing.samples_s must hold the repetitions' times" in message
+    timing["samples_s"] = [timing["median_s"]]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert store.read(path) is not None  # one sample is a CPU timing
+
+
+def test_a_gpu_timing_of_quantiles_alone_is_kept():
+    """do_bench reports quantiles only: a GPU record's timings have no samples, and read."""
+    (path,) = (p for p in COMMITTED if p.stem.startswith("gpu-"))
+    entry = store.read(path).experiments["gpu_swiglu"]
+    fused = entry.results.shapes[0].paths["triton_fused"]
+    assert fused.flushed.samples_s == () and fused.unflushed.samples_s == ()
+    assert fused.flushed.median_s > 0

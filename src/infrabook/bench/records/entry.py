@@ -38,6 +38,7 @@ from infrabook.bench.records.schema import (
     Text,
     Version,
 )
+from infrabook.bench.records.timing import Timing
 from infrabook.labels import text
 from infrabook.tables import Table
 
@@ -62,6 +63,17 @@ class Results(Checked):
     #: must hold them (:mod:`infrabook.bench.records.validate`).
     PARAMS: ClassVar[dict[str, Any]] = {}
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.runs_on != "cpu":
+            return  # a GPU timer (do_bench) reports quantiles only
+        for where, timing in _timings(self, type(self).__name__):
+            if not timing.samples_s:
+                raise ValueError(
+                    f"{where}.samples_s must hold the repetitions' times on a CPU (only a GPU "
+                    "timer reports quantiles alone), got none"
+                )
+
     def tables(self, params: Params, device: Device) -> list[Table]:
         """The tables a page shows."""
         raise NotImplementedError
@@ -78,6 +90,21 @@ class Results(Checked):
         depend on the machine's size (ratios, percentages, counts) let records from
         different machines sit side by side; none unless an experiment says."""
         return {}
+
+
+def _timings(value: Any, where: str) -> list[tuple[str, Timing]]:
+    """Every :class:`Timing` inside ``value`` (dataclasses, dicts, lists), with its path."""
+    if isinstance(value, Timing):
+        return [(where, value)]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        items = [(f".{f.name}", getattr(value, f.name)) for f in dataclasses.fields(value)]
+    elif isinstance(value, dict):
+        items = [(f".{k}", v) for k, v in value.items()]
+    elif isinstance(value, list | tuple):
+        items = [(f"[{i}]", v) for i, v in enumerate(value)]
+    else:
+        return []
+    return [found for key, v in items for found in _timings(v, where + key)]
 
 
 @dataclass(frozen=True)
