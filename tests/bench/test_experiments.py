@@ -187,9 +187,13 @@ def test_peak_estimate_is_unknown_without_vector_flags(monkeypatch):
     assert shapes.ShapesResults.est_peak_gflop_s({"peak_basis": None}) is None
 
 
+#: CPU results keep their repetitions (``time_interleaved``), so these are built from samples.
+_FAST, _SLOW = Timing.of((0.012, 0.0124, 0.013)), Timing.of((0.0165, 0.017, 0.0175))
+
+
 def test_crossovers_from_measured_lines():
     prep = shapes.Prep(0.0, (100.0,), {"8": 400.0}, {})
-    fast, slow = Timing(0.0124, 0.012, 0.013), Timing(0.017, 0.0165, 0.0175)
+    fast, slow = _FAST, _SLOW
     results = shapes.ShapesResults({}, {"generic": slow, "bucketed": fast}, prep)
     (((a, b), (runs, tie)),) = results.crossovers().items()
     assert (a, b, round(runs), tie) == ("generic", "bucketed", 65, False)
@@ -202,11 +206,13 @@ def test_crossovers_from_measured_lines():
     results = shapes.ShapesResults({}, {"generic": fast, "bucketed": slow}, prep)
     (((a, b), (runs, tie)),) = results.crossovers().items()
     assert round(runs, 1) == -65.2 and not results.shown_crossing(runs, tie)
-    overlapping = {"generic": Timing(0.017, 0.015, 0.021), "bucketed": Timing(0.02, 0.019, 0.022)}
-    results = shapes.ShapesResults({}, overlapping, prep)
-    assert (
-        results.crossovers()["generic", "bucketed"][1] is True
-    )  # no samples: the p20-p80 ranges overlap
+    # repetition i of each ran back to back: the ratios 0.94, 1.06, 1.05 straddle 1
+    paired = {
+        "generic": Timing.of((0.015, 0.017, 0.021)),
+        "bucketed": Timing.of((0.016, 0.016, 0.02)),
+    }
+    results = shapes.ShapesResults({}, paired, prep)
+    assert results.crossovers()["generic", "bucketed"][1] is True
     same = shapes.ShapesResults({}, {"generic": fast, "bucketed": fast}, prep)
     assert same.crossovers()["generic", "bucketed"][0] is None
 
@@ -220,10 +226,10 @@ def _crossing_rows(results, params):
 @pytest.mark.parametrize(
     ("generic", "bucketed", "shown"),
     [
-        (Timing(0.017, 0.0165, 0.0175), Timing(0.0124, 0.012, 0.013), True),  # n* = 65.2
-        (Timing(0.0124, 0.012, 0.013), Timing(0.017, 0.0165, 0.0175), False),  # n* = -65.2
-        (Timing(0.017, 0.015, 0.021), Timing(0.016, 0.014, 0.02), False),  # within noise
-        (Timing(0.017, 0.0165, 0.0175), Timing(0.017, 0.0165, 0.0175), False),  # parallel
+        (_SLOW, _FAST, True),  # n* = 65.2
+        (_FAST, _SLOW, False),  # n* = -65.2
+        (Timing.of((0.015, 0.017, 0.021)), Timing.of((0.016, 0.016, 0.02)), False),  # noise
+        (_SLOW, _SLOW, False),  # parallel
     ],
     ids=["positive", "negative", "noise", "parallel"],
 )

@@ -109,7 +109,9 @@ def test_kernels_are_counted_alike_in_torch_2_11_and_2_13_events():
 
 # ---------------------------------------------------------------- no NaN in a record
 
-_T = Timing(1e-3, 9e-4, 1.1e-3)
+#: CPU results keep their repetitions: the timings these fakes stand in for come from
+#: ``time_interleaved``.
+_T = Timing.of((9e-4, 1e-3, 1.1e-3))
 
 
 #: What the fakes' ``**kw`` hides: the parameters the results' methods read.
@@ -119,13 +121,13 @@ _FUSION_PARAMS = {"rows": 2, "cols": 4, "threads": 1, "reps": 2, "warmup": 1, "f
 
 
 def _shapes(median_s=1e-3):
-    t = Timing(median_s, 9e-4, 1.1e-3)
+    t = Timing.of((9e-4, median_s, 1.1e-3))
     results = shapes.ShapesResults({"4": t}, {"generic": _T, "bucketed": _T})
     return Measured(results, params=_SHAPES_PARAMS)
 
 
 def _fusion(median_s):
-    eager = fusion.FusionPath(12, False, Timing(median_s, 9e-4, 1.1e-3), True)
+    eager = fusion.FusionPath(12, False, Timing.of((9e-4, median_s, 1.1e-3)), True)
     paths = {"eager": eager, "numexpr": fusion.FusionPath(8, True, _T), "copy": _copy()}
     return Measured(fusion.FusionResults(paths), params=_FUSION_PARAMS)
 
@@ -170,7 +172,7 @@ from infrabook.bench.records.timing import Timing
 
 
 host.psutil.cpu_percent = lambda interval: 0.0
-t = Timing(1e-3, 9e-4, 1.1e-3)
+t = Timing.of((9e-4, 1e-3, 1.1e-3))
 
 def hang(**kw):
     with open({pid_file!r}, "w") as f:

@@ -86,7 +86,7 @@ def _point(rows: int, copy_s: float, warm_s: float) -> SweepPoint:
     ``warm_s`` unflushed."""
     nbytes = rows * MiB
     paths = {
-        name: SweepPath(nbytes, Timing(copy_s, copy_s, copy_s), Timing(warm_s, warm_s, warm_s))
+        name: SweepPath(nbytes, Timing.of((copy_s,)), Timing.of((warm_s,)))
         for name in ("eager", "copy")
     }
     return SweepPoint(rows, nbytes, paths)
