@@ -38,6 +38,17 @@ print("输出 7")
 $$
 \\text{时间} = 1
 $$
+
+```python
+x = 1  # 写给读者的注释
+```
+
+```python
+y = 2
+```
+
+```{literalinclude} included.py
+```
 """
 
 CONF = f"""\
@@ -72,17 +83,23 @@ def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(
     src.mkdir()
     (src / "conf.py").write_text(CONF, encoding="utf-8")
     (src / "index.md").write_text(mystnb_page(PAGE), encoding="utf-8")
+    (src / "included.py").write_text("z = 3  # 包含的文件自己的注释\n", encoding="utf-8")
 
     got = _sphinx(src, tmp_path / "gettext", "-b", "gettext")
     assert got.returncode == 0, got.stderr
     pot = (tmp_path / "gettext" / "index.pot").read_text(encoding="utf-8")
     assert "数值是 {glue:text}`n`。" in pot  # prose, with its glue role as written
     assert "输出 7" not in pot  # a cell's output is not a message
+    # a code block the page writes is a message when it holds Chinese (its comments); one
+    # without is the same in both editions, and a file included from elsewhere is that file
+    assert 'msgid "x = 1  # 写给读者的注释\\n"' in pot
+    assert "y = 2" not in pot and "包含" not in pot
 
     catalog = Catalog(locale="en")
     catalog.add("1. 标题", "1. Title")
     catalog.add("数值是 {glue:text}`n`。", "The value is {glue:text}`n`.")
     catalog.add("\\text{时间} = 1", "\\text{time} = 1")
+    catalog.add("x = 1  # 写给读者的注释\n", "x = 1  # a comment for the reader\n")
     po = src / "locale" / "en" / "LC_MESSAGES" / "index.po"
     po.parent.mkdir(parents=True)
     with po.open("wb") as f:
@@ -98,6 +115,8 @@ def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(
     assert "untranslated or fuzzy message: '没有翻译的一段。'" in got.stderr
     assert "\\text{time} = 1" in html and "<p>::</p>" not in html  # a formula, translated
     assert got.stderr.count("untranslated") == 1
+    code = [re.sub(r"<[^>]+>", "", b) for b in re.findall(r"page-code.*?</pre>", html, re.S)]
+    assert len(code) == 2 and "x = 1  # a comment for the reader" in code[0]
 
 
 BADGE_PAGE = """\
@@ -136,6 +155,8 @@ def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(t
     catalog.add("丢了 {glue:text}`b` 与 $T$", "lost one $T$")
     catalog.add("中文残留", "left 中文 here")
     catalog.add("可以的", "quoted {zh}`原文` and {term}`fusion <融合>`")
+    catalog.add("for x in y:  # 注释\n    f(x)", "for x in y:  # a comment\n    f(x)")
+    catalog.add("a = 1  # 注释\nb = 2", "a = 1  # a comment\nb = 3")
     po = tmp_path / "en" / "LC_MESSAGES" / "page.po"
     po.parent.mkdir(parents=True)
     with po.open("wb") as f:
@@ -145,8 +166,9 @@ def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(t
     assert "fuzzy '模糊的'" in found
     assert "lost ['glue:text:b']" in found
     assert "Chinese outside {zh}: ['中文']" in found
-    assert "好的" not in found and "可以的" not in found
-    assert len(translations.problems(tmp_path)) == 4
+    assert "code changed, not only its comments 'a = 1  # 注释" in found
+    assert "好的" not in found and "可以的" not in found and "for x in y" not in found
+    assert len(translations.problems(tmp_path)) == 5
 
 
 def _site(root: Path, zh_body: str, en_body: str, switch_en: str = "../page.html") -> None:
@@ -213,3 +235,20 @@ def test_edition_check_catches_residue_in_prose(tmp_path):
         "<p>The article's device is the <strong>NVIDIA RTX PRO 6000 Blackwell</strong>.</p>",
     )
     assert editions.problems(clean) == []
+
+
+def test_edition_check_catches_english_comments_in_the_chinese_editions_page_code(tmp_path):
+    # the comments of code a page writes for its reader are in the page's language; a cell's
+    # source and a file included from the package keep theirs
+    def block(comment: str, page_code: bool = True) -> str:
+        marked = ' class="page-code"' if page_code else ""
+        return f'<div{marked}><pre>fn()  <span class="c1"># {comment}</span></pre></div>'
+
+    _site(
+        tmp_path,
+        block("预热：编译") + block("warm-up: compile") + block("included", page_code=False),
+        block("warm-up: compile"),
+    )
+    found = "\n".join(editions.problems(tmp_path))
+    assert "page.html: comments in English in the Chinese edition's code: ['# warm-up" in found
+    assert "en/page.html: comments" not in found and "included" not in found

@@ -11,7 +11,8 @@ that work with MyST-NB:
 * Only prose is a message. Cell outputs change on every run (numbers, timings), so nothing
   inside a cell is offered for translation; the English text of an output comes from the
   package's labels instead. (Extraction still executes the pages: a glued figure's caption
-  and alt text exist only once its cell has run.)
+  and alt text exist only once its cell has run.) Code that a page writes for the reader
+  to copy is prose in this sense: its comments are translated with the page.
 * Glued values in translated prose. Sphinx parses each translation as a new document,
   which lacks the notebook that myst-nb reads glue data from, so ``{glue:text}`` rendered
   empty. While a page is translated, a glue lookup in such a document falls back to the
@@ -157,6 +158,35 @@ class ProseOnly(SphinxTransform):
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+class PageCode(SphinxTransform):
+    """Code that a page writes itself (a fenced block: not a cell, not a file included from
+    the package) is there for the reader to copy, so its comments are in the page's language.
+    Such a block is a message when it holds Chinese, which Sphinx leaves out by default (a
+    literal block is translated only when marked), and it carries the class ``page-code``
+    so that the editions check can find its comments."""
+
+    default_priority = 15
+
+    def apply(self, **kwargs: Any) -> None:
+        for block in self.document.findall(nodes.literal_block):
+            # literalinclude names the file it shows in the block's "source" attribute
+            if block.get("source") or _in_cell(block):
+                continue
+            block["classes"].append("page-code")
+            if _CJK.search(block.rawsource):
+                block["translatable"] = True
+
+
+def _in_cell(node: nodes.Node) -> bool:
+    """Whether ``node`` is part of a notebook cell (its source or what it printed)."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, nodes.container) and parent.get("nb_element"):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _mark_chinese_terms(app: Sphinx, doctree: nodes.document) -> None:
@@ -318,6 +348,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _configure, priority=400)
     app.connect("builder-inited", _notebooks_beside_doctrees, priority=600)
     app.add_transform(ProseOnly)
+    app.add_transform(PageCode)
     app.connect("doctree-read", _check_translated)
     app.connect("doctree-read", _mark_chinese_terms)
     app.connect("html-page-context", _other_edition)

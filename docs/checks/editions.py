@@ -18,7 +18,7 @@ Usage: python -m docs.checks.editions HTML_DIR   (the Chinese site; the English 
   key of ``conf/hardware.toml`` (``rtx_pro_6000``) where a reader should see the device's
   name. In the Chinese edition, no English sentence: a run of English words holding a
   function word ("needs 8.9 TB/s, above every listed device's ..."); names and terms in
-  English are fine.
+  English are fine, and no comment in English in the code a page writes for its reader.
 """
 
 from __future__ import annotations
@@ -151,6 +151,53 @@ class Prose(HTMLParser):
         return "".join(self.parts)
 
 
+# Pygments' classes for comments
+COMMENT_CLASSES = {"c", "c1", "ch", "cm", "cs"}
+
+
+class PageCodeComments(HTMLParser):
+    """The comments of the code blocks that a page writes for its reader (``page-code``,
+    marked by ``infrabook_i18n``; not cells, not files included from the package)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        # per open element: tag, whether it is inside page code, whether it is a comment
+        self.stack: list[tuple[str, bool, bool]] = []
+        self.comments: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = set((dict(attrs).get("class") or "").split())
+        code, comment = self.stack[-1][1:] if self.stack else (False, False)
+        code = code or "page-code" in classes
+        if code and COMMENT_CLASSES & classes and not comment:
+            self.comments.append("")
+            comment = True
+        if tag not in VOID:
+            self.stack.append((tag, code, comment))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        if self.stack and self.stack[-1][2]:
+            self.comments[-1] += data
+
+
+def english_comments(html: str) -> list[str]:
+    """Comments without Chinese in the code a page writes for its reader: in the Chinese
+    edition a reader reads them in Chinese (code identifiers stay as they are).
+
+    >>> english_comments('<div class="page-code"><pre><span class="c1"># 预热</span>'
+    ...                  '<span class="c1"># warm-up</span></pre></div><span class="c1"># x</span>')
+    ['# warm-up']
+    """
+    parser = PageCodeComments()
+    parser.feed(html)
+    return [c for c in parser.comments if not CJK.search(c)]
+
+
 def conf_keys() -> set[str]:
     """The device keys of ``conf/hardware.toml``: internal names, never shown to readers."""
     return set(config.devices())
@@ -204,6 +251,8 @@ def residue(path: Path, chinese: bool, keys: set[str]) -> list[str]:
         found.append(f"conf keys instead of device names: {used}")
     if chinese and (english := english_sentences(text)):
         found.append(f"English sentences in the Chinese edition: {english[:3]}")
+    if chinese and (english := english_comments(path.read_text(encoding="utf-8"))):
+        found.append(f"comments in English in the Chinese edition's code: {english[:3]}")
     return found
 
 

@@ -8,7 +8,9 @@ For every ``.po`` file under LOCALE_DIR/en/LC_MESSAGES, each message must:
   would show the Chinese), and no obsolete (``#~``) entries may linger;
 * keep what code resolves: the same glued values (``{glue:text}`key```), the same
   cross-reference and citation targets, and the same inline math, so that every number on
-  an English page is the one the Chinese page shows;
+  an English page is the one the Chinese page shows; a code block that a page writes for
+  the reader (a message of several lines with comments) keeps its code, and only its
+  comments change;
 * hold no Chinese outside ``{zh}`...``` (the article's words, kept on purpose) and role
   targets (``{term}`fusion <融合>```). The glossary's Chinese term lines are the exception:
   they name the Chinese terms, and stay as they are.
@@ -32,6 +34,8 @@ from infrabook import catalogue
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
 ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
 MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$]+)\$")
+# a comment in the shell and Python blocks that pages write: "#" at a line's start or after a space
+COMMENT = re.compile(r"(^|\s)#.*$")
 # roles whose whole content (or its <target>) is resolved by code, not read as prose
 RESOLVED = ("glue", "ref", "doc", "numref", "cite", "eq", "download")
 
@@ -55,6 +59,17 @@ def anchors(message: str) -> Counter[str]:
             found[f"{role}:{_target(content)}"] += 1
     found.update(f"${m}$" for m in MATH.findall(ROLE.sub("", message)))
     return found
+
+
+def code(block: str) -> list[str]:
+    """A code block's lines without their comments: what a translation may not change.
+
+    >>> code("for _ in range(10):  # 预热\\n    fn()")
+    ['for _ in range(10):', '    fn()']
+    >>> code("$ nox -s bench      # 缩小的尺寸") == code("$ nox -s bench  # reduced sizes")
+    True
+    """
+    return [COMMENT.sub("", line).rstrip() for line in block.splitlines()]
 
 
 def stray_chinese(msgstr: str) -> list[str]:
@@ -97,7 +112,13 @@ def problems(locale: Path) -> list[str]:
                 continue
             if message.fuzzy:
                 found.append(f"{where}: fuzzy {msgid[:60]!r}")
-            want, got = anchors(msgid), anchors(msgstr)
+            # a code block with comments (prose is joined into one line; display math has none)
+            if "\n" in msgid and any(COMMENT.search(line) for line in msgid.splitlines()):
+                if code(msgid) != code(msgstr):
+                    found.append(f"{where}: code changed, not only its comments {msgid[:60]!r}")
+                want = got = Counter()
+            else:
+                want, got = anchors(msgid), anchors(msgstr)
             if want != got:
                 missing = sorted((want - got).elements())
                 extra = sorted((got - want).elements())
