@@ -146,6 +146,8 @@ def pdf(session: nox.Session) -> None:
         "playwright>=1.40",
         "pypdf>=5.0",
         "fonttools>=4.50",
+        # fontTools reads MathJax's WOFF2 faces with it (docs/pdf/fonts.py)
+        "brotli>=1.1",
     )
     if os.environ.get("INFRABOOK_CHROMIUM") == "playwright":
         # where no Chromium can be installed (Read the Docs: Ubuntu's is a snap)

@@ -261,6 +261,36 @@ def test_truetype_copy_draws_what_the_installed_face_draws(fonts, tmp_path):
         assert bounds[1] == pytest.approx(bounds[0], abs=1), char
 
 
+def test_mathjax_faces_become_truetype_under_their_names(fonts, tmp_path):
+    """The print copy's MathJax faces: same file names, TrueType (what Skia embeds), the same
+    characters mapped, and every glyph within a unit of the WOFF2 original."""
+    pytest.importorskip("brotli")
+    from fontTools.pens.boundsPen import BoundsPen
+    from fontTools.ttLib import TTFont
+
+    source = DOCS / "_static" / "mathjax" / "fonts" / "mathjax-newcm-font" / "chtml" / "woff2"
+    names = ["mjx-ncm-n.woff2", "mjx-ncm-v.woff2"]
+    for name in names:
+        (tmp_path / name).write_bytes((source / name).read_bytes())
+    assert [p.name for p in fonts.truetype_in_place(tmp_path)] == names
+    for name in names:
+        copy, original = TTFont(tmp_path / name), TTFont(source / name)
+        assert (tmp_path / name).read_bytes()[:4] == b"\x00\x01\x00\x00"  # not "wOF2"
+        assert "glyf" in copy and "CFF " not in copy
+        cmap = copy.getBestCmap()
+        assert cmap == original.getBestCmap()
+        for glyph in sorted(set(cmap.values()))[:200]:
+            bounds = []
+            for font in (original, copy):
+                pen = BoundsPen(font.getGlyphSet())
+                font.getGlyphSet()[glyph].draw(pen)
+                bounds.append(pen.bounds)
+            if bounds[0] is None:
+                assert bounds[1] is None, glyph
+            else:
+                assert bounds[1] == pytest.approx(bounds[0], abs=1), (name, glyph)
+
+
 _FONT_PAGE = """<!doctype html><html lang="zh-CN"><head><meta charset="utf-8">
 <style>{faces} p {{ font-family: "Noto Sans CJK SC"; }}</style></head>
 <body><p>原文说：融合不减少运算。一二三</p></body></html>"""

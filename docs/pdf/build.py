@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from finish import fix_to_unicode, radical_map, running_heads, site_uri
-from fonts import FACES, Face, characters, font_face_css, truetype_subset
+from fonts import FACES, Face, characters, font_face_css, truetype_in_place, truetype_subset
 from playwright.sync_api import sync_playwright
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import BooleanObject, DictionaryObject, Fit, NameObject, TextStringObject
@@ -105,6 +105,10 @@ def singlehtml(language: str, doctrees: Path, out: Path) -> Path:
             "build.py: a page was executed again: the HTML build is older than the sources "
             "or its execution cache is gone; run `nox -s docs` first"
         )
+    # MathJax's faces, as TrueType (fonts.py): its formulas then are text in real fonts
+    mathjax = out / "_static" / "mathjax" / "fonts" / "mathjax-newcm-font" / "chtml" / "woff2"
+    if not truetype_in_place(mathjax):
+        sys.exit(f"build.py: no MathJax fonts in {mathjax}: the vendored MathJax has moved")
     # The figures are SVG drawn in <img>, where print.css and the page's fonts do not reach:
     # their text too must reach the text layer without ligatures ("ﬃ" for "ffi"), and their
     # Chinese be drawn with a TrueType copy of the CJK face (fonts.py), given inline.

@@ -1,4 +1,5 @@
-"""TrueType copies of the book's CJK faces, so that Chromium embeds real fonts in the PDF.
+"""TrueType copies of the book's CJK faces and of MathJax's, so that Chromium embeds real
+fonts in the PDF.
 
 Skia, which writes Chromium's PDFs, embeds a TrueType face (``glyf`` outlines) as a
 composite font (Type 0, CID TrueType), subset to the glyphs used. A face with CFF outlines,
@@ -76,6 +77,12 @@ def to_truetype(font: TTFont) -> None:
         glyf[name] = pen.glyph()
     font["loca"] = newTable("loca")
     font["glyf"] = glyf
+    # TrueType places an outline by its left side bearing (the origin is xMin - lsb); CFF
+    # ignores it, and MathJax's faces leave it 0, which would shift every glyph left.
+    hmtx = font["hmtx"]
+    for name in order:
+        glyf[name].recalcBounds(glyf)
+        hmtx[name] = (hmtx[name][0], getattr(glyf[name], "xMin", 0))
     maxp = newTable("maxp")
     maxp.tableVersion = 0x00010000
     for field in (
@@ -114,6 +121,26 @@ def truetype_subset(face: Face, characters: str, folder: Path) -> Path:
     out = folder / face.file_name
     font.save(str(out))
     return out
+
+
+def truetype_in_place(folder: Path) -> list[Path]:
+    """Rewrites every WOFF2 font in ``folder`` as a TrueType font, keeping its name.
+
+    MathJax draws formulas with its own faces, served as WOFF2 with CFF outlines, which Skia
+    would draw as Type 3 like the CJK faces above. The print build's private copy of the site
+    (never the published one) gets TrueType files under the same names, so MathJax's style
+    sheet, which names them with ``format("woff2")``, still finds them: Chromium tells a
+    font's format by its first bytes, not by the hint. Reading WOFF2 needs ``brotli``.
+    """
+    done = []
+    for path in sorted(folder.glob("*.woff2")):
+        font = TTFont(str(path))
+        font.flavor = None
+        if "CFF " in font:
+            to_truetype(font)
+        font.save(str(path))
+        done.append(path)
+    return done
 
 
 def characters(texts: Iterable[str]) -> str:
