@@ -308,6 +308,15 @@ LABELS: dict[str, str] = {
     "prose.persistent.little.col.in_flight_mib": "在途 MiB",
     "prose.persistent.little.col.tb_s": "实测 TB/s",
     "prose.persistent.little.col.latency_us": "推出的往返 μs",
+    "prose.persistent.pipelined.title": (
+        "利特尔定律的预测：每个程序留 {stages} 块在途的流水线变体"
+    ),
+    "prose.persistent.pipelined.col.variant": "变体",
+    "prose.persistent.pipelined.col.programs": "程序数",
+    "prose.persistent.pipelined.col.in_flight_mib": "在途 MiB",
+    "prose.persistent.pipelined.col.light_us": "预测 μs（轻载往返）",
+    "prose.persistent.pipelined.col.loaded_us": "预测 μs（每 SM 4 个程序时的往返）",
+    "prose.persistent.pipelined.col.measured_us": "实测 μs",
     # ---- prose.self_test: chapter 9's traced softmax ---------------------------------------
     "prose.self_test.step": "第 {n} 个：r = {r}，m = {m}，ℓ = {l}，u = {u}",
     # ---- prose.site: the site appendix's table headers and verdicts ------------------------

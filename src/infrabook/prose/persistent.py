@@ -170,6 +170,70 @@ def little_table(folder: Any = None) -> Table:
     )
 
 
+def _pipelined(folder: Any = None) -> list[tuple[str, InFlight, float, float, Any]]:
+    """Little's law for the pipelined variants, each program keeping ``PIPELINE_STAGES``
+    tiles in flight: (name, what it keeps in flight, predicted seconds at the light-load
+    round trip, at the loaded one, its measured variant or None).
+
+    The light-load round trip (one program per SM) gives the fastest time Little's law
+    allows; the one read backwards from four programs per SM is under a longer queue.
+    """
+    from infrabook.bench.experiments.persistent import PIPELINE_STAGES
+
+    runs, kept, bandwidth = _little(folder)
+    _, _, device = _gpu_runs(folder)
+    one, four = kept["persistent_1x_sm"], kept["persistent_4x_sm"]
+    loaded = latency_implied(
+        four.kept, runs.model_bytes / runs.variants["persistent_4x_sm"].timing.median_s
+    )
+    found = []
+    for name, per_sm in (("pipelined_1x_sm", 1), ("pipelined_4x_sm", 4)):
+        per_program = one.bytes_per_program * PIPELINE_STAGES
+        light, heavy = (
+            InFlight(bandwidth, latency, per_program, per_sm * device.sm_count)
+            for latency in (one.latency_s, loaded)
+        )
+        found.append(
+            (
+                name,
+                light,
+                runs.model_bytes / light.reached,
+                runs.model_bytes / heavy.reached,
+                runs.variants.get(name),
+            )
+        )
+    return found
+
+
+def pipelined_table(folder: Any = None) -> Table:
+    """The pipelined variants: Little's law's prediction from the reference record's own
+    bandwidth and round trips, beside their measured time (or "not measured yet").
+
+    >>> t = pipelined_table()
+    >>> [row[0] for row in t.rows], t.rows[0][2], t.rows[1][3]
+    (['pipelined_1x_sm', 'pipelined_4x_sm'], '2.3', '22.9')
+    """
+    from infrabook.bench.experiments.persistent import PIPELINE_STAGES
+
+    rows = [
+        (
+            name,
+            f"{k.programs:,}",
+            f"{k.kept / 2**20:.1f}",
+            f"{light * 1e6:.1f}",
+            f"{loaded * 1e6:.1f}",
+            f"{variant.timing.us:.1f}" if variant else text("prose.ladder.not_measured"),
+        )
+        for name, k, light, loaded, variant in _pipelined(folder)
+    ]
+    keys = ("variant", "programs", "in_flight_mib", "light_us", "loaded_us", "measured_us")
+    return Table(
+        text("prose.persistent.pipelined.title", stages=PIPELINE_STAGES),
+        tuple(text(f"prose.persistent.pipelined.col.{k}") for k in keys),
+        tuple(rows),
+    )
+
+
 def measured(folder: Any = None) -> dict[str, str]:
     """The measured times of the reference GPU record and Little's law on them.
 
@@ -178,7 +242,11 @@ def measured(folder: Any = None) -> dict[str, str]:
     ('4.5', '1.7', '100')
     >>> v["pkm_tile_kib"], v["pkm_need_per_sm"], v["pkm_resident_per_sm"]
     ('6', '4.5', '16')
+    >>> v["pkm_pipe_1x_light_us"], v["pkm_pipe_1x_loaded_us"], v["pkm_pipe_4x_us"]
+    ('34.4', '51.5', '22.9')
     """
+    from infrabook.bench.experiments.persistent import PIPELINE_STAGES
+
     runs, kept, bandwidth = _little(folder)
     _, swiglu, device = _gpu_runs(folder)
     per_tile, one, four = (
@@ -189,7 +257,15 @@ def measured(folder: Any = None) -> dict[str, str]:
     k1, k4 = kept["persistent_1x_sm"], kept["persistent_4x_sm"]
     bw4 = runs.model_bytes / four.timing.median_s
     sms = device.sm_count
+    (_, p1, p1_light, p1_loaded, _), (_, p4, p4_light, _, _) = _pipelined(folder)
     return {
+        "pkm_stages": str(PIPELINE_STAGES),
+        "pkm_pipe_1x_mib": f"{p1.kept / 2**20:.1f}",
+        "pkm_pipe_1x_share": f"{100 * p1.share:.0f}",
+        "pkm_pipe_1x_light_us": f"{p1_light * 1e6:.1f}",
+        "pkm_pipe_1x_loaded_us": f"{p1_loaded * 1e6:.1f}",
+        "pkm_pipe_4x_mib": f"{p4.kept / 2**20:.1f}",
+        "pkm_pipe_4x_us": f"{p4_light * 1e6:.1f}",
         "pkm_dev": device.name,
         "pkm_sms": str(sms),
         "pkm_tiles": f"{per_tile.tiles:,}",

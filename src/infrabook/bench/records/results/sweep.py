@@ -150,7 +150,7 @@ class SweepResults(Results):
         the copy's GB/s, the fused path's share of the copy and its speed-up over eager."""
         rows: list[tuple[Any, ...]] = []
         for p in self.points:
-            size = f"{p.fused_bytes / MiB:g}"
+            size = p.fused_bytes / MiB
             if p.reason is not None:
                 rows.append((size, p.rows, "—", None, None, None, None, None, None, None))
                 continue
