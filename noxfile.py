@@ -68,7 +68,8 @@ def docs(session: nox.Session) -> None:
             "-D", f"language={language}", "-d", doctrees, "docs", html,
         )  # fmt: skip
         session.run("python", "-m", "docs.checks.executed", "docs", str(Path(doctrees).parent))
-    session.run("python", "-m", "docs.checks.links", "docs/_build/html")
+    one = ["--edition", chosen[0]] if len(chosen) == 1 else []
+    session.run("python", "-m", "docs.checks.links", "docs/_build/html", *one)
     if len(chosen) == len(EDITIONS):
         session.run("python", "-m", "docs.checks.editions", "docs/_build/html")
 

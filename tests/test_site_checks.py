@@ -33,6 +33,27 @@ def test_link_check_finds_missing_files_and_anchors(tmp_path):
     assert external == {"https://example.org/"}
 
 
+def test_link_check_of_one_edition_leaves_the_other_unbuilt_edition_alone(tmp_path):
+    """A one-edition build (nox -s docs -- zh) writes no en/: the Chinese pages' links into it
+    are not followed, but a broken link inside the edition still is; and the other way round."""
+    (tmp_path / "index.html").write_text(
+        '<a href="en/index.html">English</a><a href="gone.html">x</a>', encoding="utf-8"
+    )
+    assert links.check(tmp_path)[0] == [
+        "index.html: en/index.html (no such file)",
+        "index.html: gone.html (no such file)",
+    ]
+    assert links.check(tmp_path, edition="zh")[0] == ["index.html: gone.html (no such file)"]
+    (tmp_path / "en").mkdir()
+    (tmp_path / "en" / "index.html").write_text(
+        '<a href="../index.html">中文</a><a href="../only-zh.html">zh</a><a href="x.html">x</a>',
+        encoding="utf-8",
+    )
+    assert links.check(tmp_path, edition="en")[0] == ["en/index.html: x.html (no such file)"]
+    with pytest.raises(ValueError, match="edition 'fr' unknown: expected one of zh, en"):
+        links.check(tmp_path, edition="fr")
+
+
 def _notebook(cells):
     return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 

@@ -1,12 +1,16 @@
 """Check that every internal link, anchor and image of the built site resolves.
 
-Usage: python -m docs.checks.links BUILD_HTML_DIR [--with-pdf]
+Usage: python -m docs.checks.links BUILD_HTML_DIR [--with-pdf] [--edition zh|en]
 
 The book's PDFs (``infrabook-zh.pdf``, ``infrabook-en.pdf``) are built after the site, by
 ``nox -s pdf``: links to them are checked only with ``--with-pdf``, which that session passes.
 
 External links (with a scheme such as https:) are listed, not fetched: the build machines
 have no network, and a published page's reachability is not this build's business.
+
+``--edition`` checks one edition's pages (``nox -s docs -- zh`` builds only that one): the
+Chinese at the root, the English under ``en/``. Their links into the other edition, which
+that build did not write, are not followed.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 SKIP_DIRS = {"_sources", "_static", "_images", "_downloads"}
 PDFS = {"infrabook-zh.pdf", "infrabook-en.pdf"}
+EDITIONS = ("zh", "en")
 
 
 class _Page(HTMLParser):
@@ -45,8 +50,18 @@ def _parse(path: Path) -> _Page:
     return page
 
 
-def check(root: Path, with_pdf: bool = True) -> tuple[list[str], set[str]]:
+def check(
+    root: Path, with_pdf: bool = True, edition: str | None = None
+) -> tuple[list[str], set[str]]:
+    if edition not in (None, *EDITIONS):
+        raise ValueError(f"edition {edition!r} unknown: expected one of {', '.join(EDITIONS)}")
+    english = (root / "en").resolve()
+
+    def other_edition(path: Path) -> bool:
+        return edition is not None and (path.is_relative_to(english) != (edition == "en"))
+
     pages = [p for p in root.rglob("*.html") if not SKIP_DIRS & set(p.relative_to(root).parts)]
+    pages = [p for p in pages if not other_edition(p.resolve())]
     parsed = {p.resolve(): _parse(p) for p in pages}
     broken: list[str] = []
     external: set[str] = set()
@@ -60,7 +75,7 @@ def check(root: Path, with_pdf: bool = True) -> tuple[list[str], set[str]]:
             if path.name == "404.html" and ref.startswith("/"):
                 continue  # the 404 page links absolutely, to wherever the site is served
             target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
-            if target.name in PDFS and not with_pdf:
+            if (target.name in PDFS and not with_pdf) or other_edition(target):
                 continue
             if target.is_dir():
                 target = target / "index.html"
@@ -75,8 +90,9 @@ def check(root: Path, with_pdf: bool = True) -> tuple[list[str], set[str]]:
 
 
 def main() -> int:
-    root = Path(sys.argv[1])
-    broken, external = check(root, with_pdf="--with-pdf" in sys.argv[2:])
+    root, rest = Path(sys.argv[1]), sys.argv[2:]
+    edition = rest[rest.index("--edition") + 1] if "--edition" in rest[:-1] else None
+    broken, external = check(root, with_pdf="--with-pdf" in rest, edition=edition)
     for line in broken:
         print(f"broken: {line}", file=sys.stderr)
     print(f"{len(external)} external links (listed, not fetched):")
