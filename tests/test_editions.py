@@ -33,6 +33,10 @@ glue("n", 42, display=False)
 print("输出 7")
 ```
 
+```{code-cell} ipython3
+w = 6  # 单元格里的注释
+```
+
 没有翻译的一段。
 
 $$
@@ -94,12 +98,15 @@ def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(
     # without is the same in both editions, and a file included from elsewhere is that file
     assert 'msgid "x = 1  # 写给读者的注释\\n"' in pot
     assert "y = 2" not in pot and "包含" not in pot
+    # a cell's source is a message when a comment holds Chinese, not for a string it prints
+    assert 'msgid "w = 6  # 单元格里的注释"' in pot and 'print(\\"' not in pot
 
     catalog = Catalog(locale="en")
     catalog.add("1. 标题", "1. Title")
     catalog.add("数值是 {glue:text}`n`。", "The value is {glue:text}`n`.")
     catalog.add("\\text{时间} = 1", "\\text{time} = 1")
     catalog.add("x = 1  # 写给读者的注释\n", "x = 1  # a comment for the reader\n")
+    catalog.add("w = 6  # 单元格里的注释", "w = 6  # a comment in a cell")
     po = src / "locale" / "en" / "LC_MESSAGES" / "index.po"
     po.parent.mkdir(parents=True)
     with po.open("wb") as f:
@@ -116,7 +123,8 @@ def test_translated_page_keeps_glue_numbered_heading_and_flags_the_untranslated(
     assert "\\text{time} = 1" in html and "<p>::</p>" not in html  # a formula, translated
     assert got.stderr.count("untranslated") == 1
     code = [re.sub(r"<[^>]+>", "", b) for b in re.findall(r"page-code.*?</pre>", html, re.S)]
-    assert len(code) == 2 and "x = 1  # a comment for the reader" in code[0]
+    assert len(code) == 4 and "x = 1  # a comment for the reader" in code[2]
+    assert "w = 6  # a comment in a cell" in code[1]  # shown translated, run as written
 
 
 BADGE_PAGE = """\
@@ -157,6 +165,8 @@ def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(t
     catalog.add("可以的", "quoted {zh}`原文` and {term}`fusion <融合>`")
     catalog.add("for x in y:  # 注释\n    f(x)", "for x in y:  # a comment\n    f(x)")
     catalog.add("a = 1  # 注释\nb = 2", "a = 1  # a comment\nb = 3")
+    catalog.add("c = f(1)  # 一行的单元格", "c = f(2)  # a one-line cell")
+    catalog.add("见 #42 与 #43", "see #42 and #43")  # prose that mentions issues is no code
     po = tmp_path / "en" / "LC_MESSAGES" / "page.po"
     po.parent.mkdir(parents=True)
     with po.open("wb") as f:
@@ -167,8 +177,9 @@ def test_translation_check_catches_missing_fuzzy_lost_anchor_and_stray_chinese(t
     assert "lost ['glue:text:b']" in found
     assert "Chinese outside {zh}: ['中文']" in found
     assert "code changed, not only its comments 'a = 1  # 注释" in found
+    assert "code changed, not only its comments 'c = f(1)" in found
     assert "好的" not in found and "可以的" not in found and "for x in y" not in found
-    assert len(translations.problems(tmp_path)) == 5
+    assert len(translations.problems(tmp_path)) == 6
 
 
 def _site(root: Path, zh_body: str, en_body: str, switch_en: str = "../page.html") -> None:

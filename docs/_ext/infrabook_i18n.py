@@ -11,8 +11,9 @@ that work with MyST-NB:
 * Only prose is a message. Cell outputs change on every run (numbers, timings), so nothing
   inside a cell is offered for translation; the English text of an output comes from the
   package's labels instead. (Extraction still executes the pages: a glued figure's caption
-  and alt text exist only once its cell has run.) Code that a page writes for the reader
-  to copy is prose in this sense: its comments are translated with the page.
+  and alt text exist only once its cell has run.) Code that a page shows its reader, a
+  fenced block or a cell's source, is prose in this sense: its comments are translated
+  with the page.
 * Glued values in translated prose. Sphinx parses each translation as a new document,
   which lacks the notebook that myst-nb reads glue data from, so ``{glue:text}`` rendered
   empty. While a page is translated, a glue lookup in such a document falls back to the
@@ -150,6 +151,8 @@ class ProseOnly(SphinxTransform):
             if container.get("nb_element") not in ("cell_code", "cell_code_output"):
                 continue
             for node in container.findall(nodes.TextElement):
+                if _cell_part(node) == "cell_code_source":
+                    continue  # the code a cell shows: PageCode decides
                 # An inline node is never a message unless marked, and Sphinx unwraps every
                 # inline that carries the mark (RemoveTranslatableInline), which would strip
                 # an output's badges (sphinx-design's bdg-* roles) down to their text.
@@ -161,32 +164,40 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 class PageCode(SphinxTransform):
-    """Code that a page writes itself (a fenced block: not a cell, not a file included from
-    the package) is there for the reader to copy, so its comments are in the page's language.
-    Such a block is a message when it holds Chinese, which Sphinx leaves out by default (a
-    literal block is translated only when marked), and it carries the class ``page-code``
-    so that the editions check can find its comments."""
+    """Code that a page shows for its reader (a fenced block, or a cell's source; not a file
+    included from the package, not what a cell printed) has its comments in the page's
+    language. Such a block carries the class ``page-code``, so that the editions check can
+    find its comments, and it is a message (which Sphinx leaves out by default: a literal
+    block is translated only when marked) when it holds Chinese; a cell's source only when
+    a comment does, since its strings are what the code prints and the page translates that
+    output elsewhere. Translating a cell's source changes what is shown, not what runs: both
+    editions execute the page as written."""
 
     default_priority = 15
 
     def apply(self, **kwargs: Any) -> None:
         for block in self.document.findall(nodes.literal_block):
+            part = _cell_part(block)
             # literalinclude names the file it shows in the block's "source" attribute
-            if block.get("source") or _in_cell(block):
+            if block.get("source") or part not in (None, "cell_code_source"):
                 continue
             block["classes"].append("page-code")
-            if _CJK.search(block.rawsource):
+            chinese = _CJK_COMMENT if part else _CJK
+            if chinese.search(block.rawsource):
                 block["translatable"] = True
 
 
-def _in_cell(node: nodes.Node) -> bool:
-    """Whether ``node`` is part of a notebook cell (its source or what it printed)."""
+_CJK_COMMENT = re.compile(r"#[^\n]*[\u3400-\u9fff]")
+
+
+def _cell_part(node: nodes.Node) -> str | None:
+    """Which part of a notebook cell ``node`` is in (its source, what it printed), if any."""
     parent = node.parent
     while parent is not None:
         if isinstance(parent, nodes.container) and parent.get("nb_element"):
-            return True
+            return str(parent["nb_element"])
         parent = parent.parent
-    return False
+    return None
 
 
 def _mark_chinese_terms(app: Sphinx, doctree: nodes.document) -> None:

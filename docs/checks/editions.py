@@ -18,7 +18,7 @@ Usage: python -m docs.checks.editions HTML_DIR   (the Chinese site; the English 
   key of ``conf/hardware.toml`` (``rtx_pro_6000``) where a reader should see the device's
   name. In the Chinese edition, no English sentence: a run of English words holding a
   function word ("needs 8.9 TB/s, above every listed device's ..."); names and terms in
-  English are fine, and no comment in English in the code a page writes for its reader.
+  English are fine, and no comment in English in the code a page shows its reader.
 """
 
 from __future__ import annotations
@@ -156,8 +156,9 @@ COMMENT_CLASSES = {"c", "c1", "ch", "cm", "cs"}
 
 
 class PageCodeComments(HTMLParser):
-    """The comments of the code blocks that a page writes for its reader (``page-code``,
-    marked by ``infrabook_i18n``; not cells, not files included from the package)."""
+    """The comments of the code that a page shows its reader (``page-code``, marked by
+    ``infrabook_i18n``: fenced blocks and cells' sources, not files included from the
+    package, not what cells printed)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -186,7 +187,7 @@ class PageCodeComments(HTMLParser):
 
 
 def english_comments(html: str) -> list[str]:
-    """Comments without Chinese in the code a page writes for its reader: in the Chinese
+    """Comments without Chinese in the code a page shows its reader: in the Chinese
     edition a reader reads them in Chinese (code identifiers stay as they are).
 
     >>> english_comments('<div class="page-code"><pre><span class="c1"># 预热</span>'

@@ -61,6 +61,20 @@ def anchors(message: str) -> Counter[str]:
     return found
 
 
+def is_code(msgid: str) -> bool:
+    """Whether a message is code with comments: a block of several lines (prose is joined
+    into one line; display math has no comments), or one line whose code before its comment
+    holds no Chinese (a one-line cell, not a sentence that mentions an issue's #42).
+
+    >>> is_code("x = 1  # 注释"), is_code("修好了 #42 的问题"), is_code("a\\nb  # 注释")
+    (True, False, True)
+    """
+    lines = msgid.splitlines()
+    if not any(COMMENT.search(line) for line in lines):
+        return False
+    return len(lines) > 1 or not CJK.search(code(msgid)[0])
+
+
 def code(block: str) -> list[str]:
     """A code block's lines without their comments: what a translation may not change.
 
@@ -112,8 +126,7 @@ def problems(locale: Path) -> list[str]:
                 continue
             if message.fuzzy:
                 found.append(f"{where}: fuzzy {msgid[:60]!r}")
-            # a code block with comments (prose is joined into one line; display math has none)
-            if "\n" in msgid and any(COMMENT.search(line) for line in msgid.splitlines()):
+            if is_code(msgid):
                 if code(msgid) != code(msgstr):
                     found.append(f"{where}: code changed, not only its comments {msgid[:60]!r}")
                 want = got = Counter()
