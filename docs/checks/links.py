@@ -15,6 +15,7 @@ that build did not write, are not followed.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -90,9 +91,12 @@ def check(
 
 
 def main() -> int:
-    root, rest = Path(sys.argv[1]), sys.argv[2:]
-    edition = rest[rest.index("--edition") + 1] if "--edition" in rest[:-1] else None
-    broken, external = check(root, with_pdf="--with-pdf" in rest, edition=edition)
+    parser = argparse.ArgumentParser(prog="python -m docs.checks.links")
+    parser.add_argument("root", type=Path, help="the built site (docs/_build/html)")
+    parser.add_argument("--with-pdf", action="store_true", help="check links to the PDFs")
+    parser.add_argument("--edition", choices=EDITIONS, help="check one edition's pages")
+    args = parser.parse_args()
+    broken, external = check(args.root, with_pdf=args.with_pdf, edition=args.edition)
     for line in broken:
         print(f"broken: {line}", file=sys.stderr)
     print(f"{len(external)} external links (listed, not fetched):")

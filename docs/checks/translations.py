@@ -8,8 +8,8 @@ For every ``.po`` file under LOCALE_DIR/en/LC_MESSAGES, each message must:
   would show the Chinese), and no obsolete (``#~``) entries may linger;
 * keep what code resolves: the same glued values (``{glue:text}`key```), the same
   cross-reference and citation targets, and the same inline math, so that every number on
-  an English page is the one the Chinese page shows; a code block that a page writes for
-  the reader (a message of several lines with comments) keeps its code, and only its
+  an English page is the one the Chinese page shows; code that a page shows its reader (a
+  block or a cell's source with comments, :func:`is_code`) keeps its code, and only its
   comments change;
 * hold no Chinese outside ``{zh}`...``` (the article's words, kept on purpose) and role
   targets (``{term}`fusion <融合>```). The glossary's Chinese term lines are the exception:
@@ -34,7 +34,7 @@ from infrabook import catalogue
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]+")
 ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
 MATH = re.compile(r"(?<![\\$])\$(?!\$)([^$]+)\$")
-# a comment in the shell and Python blocks that pages write: "#" at a line's start or after a space
+# a comment in the shell and Python code that pages show: "#" at a line's start or after a space
 COMMENT = re.compile(r"(^|\s)#.*$")
 # roles whose whole content (or its <target>) is resolved by code, not read as prose
 RESOLVED = ("glue", "ref", "doc", "numref", "cite", "eq", "download")

@@ -170,28 +170,32 @@ def little_table(folder: Any = None) -> Table:
     )
 
 
-def _pipelined(folder: Any = None) -> list[tuple[str, InFlight, float, float, Any]]:
+def _loaded_latency(runs: Any, kept: dict[str, InFlight]) -> float:
+    """The round trip read backwards from four programs per SM (Little's law, L = N / X):
+    the queue in front of memory is longer there than at one program per SM."""
+    four = runs.variants["persistent_4x_sm"]
+    return latency_implied(kept["persistent_4x_sm"].kept, runs.model_bytes / four.timing.median_s)
+
+
+def _pipelined(
+    runs: Any, kept: dict[str, InFlight], bandwidth: float, sm_count: int
+) -> list[tuple[str, InFlight, float, float, Any]]:
     """Little's law for the pipelined variants, each program keeping ``PIPELINE_STAGES``
     tiles in flight: (name, what it keeps in flight, predicted seconds at the light-load
     round trip, at the loaded one, its measured variant or None).
 
     The light-load round trip (one program per SM) gives the fastest time Little's law
-    allows; the one read backwards from four programs per SM is under a longer queue.
+    allows; the loaded one (:func:`_loaded_latency`) is under a longer queue.
     """
     from infrabook.bench.experiments.persistent import PIPELINE_STAGES
 
-    runs, kept, bandwidth = _little(folder)
-    _, _, device = _gpu_runs(folder)
-    one, four = kept["persistent_1x_sm"], kept["persistent_4x_sm"]
-    loaded = latency_implied(
-        four.kept, runs.model_bytes / runs.variants["persistent_4x_sm"].timing.median_s
-    )
+    one = kept["persistent_1x_sm"]
+    per_program = one.bytes_per_program * PIPELINE_STAGES
     found = []
     for name, per_sm in (("pipelined_1x_sm", 1), ("pipelined_4x_sm", 4)):
-        per_program = one.bytes_per_program * PIPELINE_STAGES
         light, heavy = (
-            InFlight(bandwidth, latency, per_program, per_sm * device.sm_count)
-            for latency in (one.latency_s, loaded)
+            InFlight(bandwidth, latency, per_program, per_sm * sm_count)
+            for latency in (one.latency_s, _loaded_latency(runs, kept))
         )
         found.append(
             (
@@ -215,6 +219,8 @@ def pipelined_table(folder: Any = None) -> Table:
     """
     from infrabook.bench.experiments.persistent import PIPELINE_STAGES
 
+    runs, kept, bandwidth = _little(folder)
+    _, _, device = _gpu_runs(folder)
     rows = [
         (
             name,
@@ -224,7 +230,7 @@ def pipelined_table(folder: Any = None) -> Table:
             f"{loaded * 1e6:.1f}",
             f"{variant.timing.us:.1f}" if variant else text("prose.ladder.not_measured"),
         )
-        for name, k, light, loaded, variant in _pipelined(folder)
+        for name, k, light, loaded, variant in _pipelined(runs, kept, bandwidth, device.sm_count)
     ]
     keys = ("variant", "programs", "in_flight_mib", "light_us", "loaded_us", "measured_us")
     return Table(
@@ -255,9 +261,9 @@ def measured(folder: Any = None) -> dict[str, str]:
     shape = next(s for s in swiglu.shapes if (s.rows, s.cols) == _rows_cols())
     copy_s = shape.paths["copy"].flushed.median_s
     k1, k4 = kept["persistent_1x_sm"], kept["persistent_4x_sm"]
-    bw4 = runs.model_bytes / four.timing.median_s
     sms = device.sm_count
-    (_, p1, p1_light, p1_loaded, _), (_, p4, p4_light, _, _) = _pipelined(folder)
+    pipelined = _pipelined(runs, kept, bandwidth, sms)
+    (_, p1, p1_light, p1_loaded, _), (_, p4, p4_light, _, _) = pipelined
     return {
         "pkm_stages": str(PIPELINE_STAGES),
         "pkm_pipe_1x_mib": f"{p1.kept / 2**20:.1f}",
@@ -289,7 +295,7 @@ def measured(folder: Any = None) -> dict[str, str]:
         "pkm_need_per_sm": f"{k1.programs_needed / sms:.1f}",
         "pkm_kept_4x_mib": f"{k4.kept / 2**20:.1f}",
         "pkm_share_4x": f"{100 * k4.share:.0f}",
-        "pkm_latency_4x_us": f"{latency_implied(k4.kept, bw4) * 1e6:.2f}",
+        "pkm_latency_4x_us": f"{_loaded_latency(runs, kept) * 1e6:.2f}",
         "pkm_prefetch_per_sm": f"{k1.programs_needed / 2 / sms:.1f}",
         "pkm_resident_per_sm": str(resident_programs(device.capability, _warps())),
         "pkm_warps": str(_warps()),
